@@ -1,0 +1,85 @@
+package org.stackfold.cli;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.stackfold.analysis.ProfileSummary;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.format.Formats;
+import org.stackfold.format.ProfileFormat;
+import org.stackfold.format.folded.DiffFoldedFormat;
+import org.stackfold.format.folded.FoldedFormat;
+import org.stackfold.format.folded.FoldedReader;
+import org.stackfold.io.Input;
+import org.stackfold.model.Profile;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "info", mixinStandardHelpOptions = true,
+        description = "Summarise a profile: records, distinct stacks, samples, frames, depth.",
+        footer = {"", "Examples:", "  stackfold info profile.folded", "  stackfold info capture.bin"})
+final class InfoCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "IN", description = "A profile ('-' for stdin).")
+    String input;
+
+    @Mixin
+    ReadOptions read;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        FormatOptions opts = read.formatOptions();
+        try (Input in = Input.open(input)) {
+            ProfileFormat f = Formats.forInput(in, read.from);
+            out.printf(Locale.ROOT, "%-18s %s%n", "file", in.name());
+            out.printf(Locale.ROOT, "%-18s %s%n", "format", f.name() + (in.isGzip() ? " (gzip)" : ""));
+            if (f instanceof FoldedFormat || f instanceof DiffFoldedFormat) {
+                FoldedReader.Mode mode = f instanceof DiffFoldedFormat
+                        ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
+                FoldedReader.Result r = new FoldedReader(mode, read.lenient,
+                        read.threads == null ? Runtime.getRuntime().availableProcessors() : read.threads,
+                        w -> System.err.println("stackfold: warning: " + w)).read(in);
+                FoldedReader.Stats s = r.stats();
+                row(out, "lines", s.lines());
+                row(out, "records", s.records());
+                if (s.skipped() > 0) {
+                    row(out, "skipped lines", s.skipped());
+                }
+                summary(out, r.profile(), s.distinctStacks());
+                row(out, "max depth", s.maxDepth());
+                out.printf(Locale.ROOT, "%-18s %.2f%n", "mean depth", s.meanDepth());
+                return 0;
+            }
+            if (f.describe(in, opts, out)) {
+                return 0;
+            }
+        }
+        Profile p = ProfileLoader.load(input, opts, read.from);
+        ProfileSummary s = ProfileSummary.of(p);
+        summary(out, p, s.distinctStacks());
+        row(out, "max depth", s.maxDepth());
+        out.printf(Locale.ROOT, "%-18s %.2f%n", "mean depth", s.meanDepth());
+        return 0;
+    }
+
+    private static void summary(PrintWriter out, Profile p, long distinctStacks) {
+        row(out, "distinct stacks", distinctStacks);
+        if (p.tree().isDifferential()) {
+            row(out, "samples (before)", p.tree().totalSamples(0));
+            row(out, "samples (after)", p.tree().totalSamples(1));
+        } else {
+            row(out, "total samples", p.tree().totalSamples());
+        }
+        row(out, "distinct frames", p.frames().names().size());
+        row(out, "tree nodes", p.tree().size() - 1);
+    }
+
+    private static void row(PrintWriter out, String label, long value) {
+        out.printf(Locale.ROOT, "%-18s %d%n", label, value);
+    }
+}

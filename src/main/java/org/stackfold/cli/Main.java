@@ -1,0 +1,95 @@
+package org.stackfold.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import org.stackfold.io.InputException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code stackfold} command. Exit codes: 0 ok, 1 runtime error (bad input, I/O), 2 usage.
+ * Each subcommand is a thin class: parse options, call the library, write the result.
+ */
+@Command(name = "stackfold",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Folded stacks, flame graphs and profile conversions.",
+        subcommands = {
+                FoldCommand.class,
+                DiffCommand.class,
+                TopCommand.class,
+                InfoCommand.class,
+                ConvertCommand.class,
+                CommandLine.HelpCommand.class
+        },
+        footer = {"", "Inputs may be gzip-compressed and may be '-' for standard input.",
+                "Run 'stackfold COMMAND --help' for a command's options and examples."})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the CLI with the given streams; returns the exit code. Tests call this. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = commandLine();
+        cl.setOut(out);
+        cl.setErr(err);
+        return cl.execute(args);
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler(Main::handle);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        return cl;
+    }
+
+    private static int handle(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
+        PrintWriter err = cl.getErr();
+        Throwable t = e instanceof UncheckedIOException u ? u.getCause() : e;
+        if (t instanceof InputException) {
+            err.println("stackfold: " + t.getMessage());
+        } else if (t instanceof IOException io) {
+            err.println("stackfold: " + describe(io));
+        } else if (t instanceof OutOfMemoryError) {
+            err.println("stackfold: out of memory; raise the heap with STACKFOLD_HEAP=4g");
+        } else {
+            err.println("stackfold: internal error: " + t);
+            if (System.getenv("STACKFOLD_DEBUG") != null) {
+                t.printStackTrace(err);
+            } else {
+                err.println("stackfold: (set STACKFOLD_DEBUG=1 for a stack trace, and please report it)");
+            }
+        }
+        err.flush();
+        return 1;
+    }
+
+    private static String describe(IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException n) {
+            return n.getFile() + ": no such file";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException a) {
+            return a.getFile() + ": permission denied";
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+
+    /** The version from the jar's manifest. */
+    public static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"stackfold " + (v == null ? "dev" : v)};
+        }
+    }
+}

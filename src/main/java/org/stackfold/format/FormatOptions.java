@@ -1,0 +1,44 @@
+package org.stackfold.format;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Options for a reader or writer, by name, as the CLI collected them. Each format documents the
+ * names it reads; unknown names are ignored so one set can serve a reader and a writer.
+ */
+public final class FormatOptions {
+    private final Map<String, String> values = new LinkedHashMap<>();
+
+    public static FormatOptions none() {
+        return new FormatOptions();
+    }
+
+    public FormatOptions set(String name, Object value) {
+        if (value != null) {
+            values.put(name, String.valueOf(value));
+        }
+        return this;
+    }
+
+    public String get(String name, String fallback) {
+        return values.getOrDefault(name, fallback);
+    }
+
+    public boolean flag(String name) {
+        return Boolean.parseBoolean(values.getOrDefault(name, "false"));
+    }
+
+    public long getLong(String name, long fallback) {
+        String v = values.get(name);
+        return v == null ? fallback : Long.parseLong(v);
+    }
+
+    public boolean has(String name) {
+        return values.containsKey(name);
+    }
+
+    public Map<String, String> asMap() {
+        return Map.copyOf(values);
+    }
+}

@@ -1,0 +1,102 @@
+package org.stackfold.format;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.stackfold.format.folded.DiffFoldedFormat;
+import org.stackfold.format.folded.FoldedFormat;
+import org.stackfold.io.Input;
+import org.stackfold.io.InputException;
+
+/**
+ * The registry of formats. Detection order: an explicit name, then content (magic bytes and
+ * sniffing), then the file name's ending, then folded as the lingua franca.
+ */
+public final class Formats {
+    private static final List<ProfileFormat> ALL = new ArrayList<>(List.of(
+            new DiffFoldedFormat(),
+            new FoldedFormat()
+            // New formats register here.
+    ));
+
+    private Formats() {
+    }
+
+    public static List<ProfileFormat> all() {
+        return List.copyOf(ALL);
+    }
+
+    public static ProfileFormat byName(String name) {
+        for (ProfileFormat f : ALL) {
+            if (f.name().equalsIgnoreCase(name)) {
+                return f;
+            }
+        }
+        throw new InputException("unknown format '" + name + "'; known: " + names());
+    }
+
+    public static String names() {
+        return String.join(", ", ALL.stream().map(ProfileFormat::name).toList());
+    }
+
+    /** The format of an input to read: by {@code forced} name, content, or extension. */
+    public static ProfileFormat forInput(Input in, String forced) throws IOException {
+        if (forced != null) {
+            return byName(forced);
+        }
+        if (in.path() != null) {
+            byte[] head = new byte[4096];
+            int n;
+            try (InputStream s = in.stream()) {
+                n = s.readNBytes(head, 0, head.length);
+            }
+            for (ProfileFormat f : ALL) {
+                if (f.canRead() && f.sniff(head, n)) {
+                    return f;
+                }
+            }
+            ProfileFormat byExt = byExtension(in.path().getFileName().toString(), true);
+            if (byExt != null) {
+                return byExt;
+            }
+        }
+        return byName("folded");
+    }
+
+    /** The format for an output file name, or {@code fallback} where its ending says nothing. */
+    public static ProfileFormat forOutput(String fileName, String forced, String fallback) {
+        if (forced != null) {
+            return byName(forced);
+        }
+        if (fileName != null && !fileName.equals("-")) {
+            ProfileFormat f = byExtension(fileName, false);
+            if (f != null) {
+                return f;
+            }
+        }
+        return byName(fallback);
+    }
+
+    private static ProfileFormat byExtension(String fileName, boolean reading) {
+        String lower = fileName.toLowerCase(Locale.ROOT);
+        if (lower.endsWith(".gz")) {
+            lower = lower.substring(0, lower.length() - 3);
+        }
+        ProfileFormat best = null;
+        int bestLen = 0;
+        for (ProfileFormat f : ALL) {
+            if (reading ? !f.canRead() : !f.canWrite()) {
+                continue;
+            }
+            for (String ext : f.extensions()) {
+                if (lower.endsWith("." + ext) && ext.length() > bestLen) {
+                    best = f;
+                    bestLen = ext.length();
+                }
+            }
+        }
+        return best;
+    }
+}

@@ -1,0 +1,45 @@
+package org.stackfold.format.folded;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.format.ProfileFormat;
+import org.stackfold.io.Input;
+import org.stackfold.model.Profile;
+
+/**
+ * Folded stacks. Reader options: {@code lenient} (skip bad lines, count them), {@code threads}.
+ * Writing a differential profile as plain folded keeps the second ("after") column, as a
+ * flame graph of a differential profile does.
+ */
+public final class FoldedFormat implements ProfileFormat {
+    @Override
+    public String name() {
+        return "folded";
+    }
+
+    @Override
+    public List<String> extensions() {
+        return List.of("folded", "stacks", "collapsed", "txt");
+    }
+
+    @Override
+    public Profile read(Input in, FormatOptions options) throws IOException {
+        return reader(FoldedReader.Mode.PLAIN, options).read(in).profile();
+    }
+
+    static FoldedReader reader(FoldedReader.Mode mode, FormatOptions options) {
+        int threads = (int) options.getLong("threads", Runtime.getRuntime().availableProcessors());
+        return new FoldedReader(mode, options.flag("lenient"), threads,
+                w -> System.err.println("stackfold: warning: " + w));
+    }
+
+    @Override
+    public void write(Profile profile, OutputStream out, FormatOptions options) throws IOException {
+        if (profile.tree().isDifferential()) {
+            profile = org.stackfold.analysis.Columns.select(profile, 1);
+        }
+        new FoldedWriter(false).write(profile, out);
+    }
+}

@@ -1,0 +1,558 @@
+package org.stackfold.format.folded;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import org.stackfold.io.Input;
+import org.stackfold.io.InputException;
+import org.stackfold.io.Progress;
+import org.stackfold.model.ByteStringPool;
+import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameTable;
+import org.stackfold.model.Profile;
+
+/**
+ * Reads folded stacks ({@code main;foo;bar 42}) and differential folded stacks
+ * ({@code main;foo 10 14}) into a {@link Profile}. The rules are in {@code docs/formats/folded.md}.
+ *
+ * <p>Speed: the input is memory-mapped and cut into one range per core at line boundaries; each
+ * range is parsed on bytes into its own frame table and tree, then the trees are merged. Within a
+ * range a line shares its leading frames with the line before it (collapser output is sorted), so
+ * only the frames after the first difference are hashed and looked up.
+ */
+public final class FoldedReader {
+    /** Longest line accepted; longer is an error rather than an OutOfMemoryError. */
+    public static final int MAX_LINE = 256 << 20;
+    private static final int BLOCK = 4 << 20;
+    private static final long MIN_PARALLEL_BYTES = 16 << 20;
+
+    /** Plain, differential, or decided by the first record (two trailing counts = differential). */
+    public enum Mode { PLAIN, DIFFERENTIAL, AUTO }
+
+    private final Mode mode;
+    private final boolean lenient;
+    private final int threads;
+    private final Consumer<String> warnings;
+
+    /** What a read found besides the profile: the numbers {@code stackfold info} prints. */
+    public record Stats(long lines, long records, long skipped, long fractional, int maxDepth, long depthSum,
+                        long distinctStacks) {
+        public double meanDepth() {
+            return records == 0 ? 0 : (double) depthSum / records;
+        }
+    }
+
+    public record Result(Profile profile, Stats stats) {
+    }
+
+    public FoldedReader(Mode mode, boolean lenient, int threads, Consumer<String> warnings) {
+        this.mode = mode;
+        this.lenient = lenient;
+        this.threads = Math.max(1, threads);
+        this.warnings = warnings;
+    }
+
+    public static FoldedReader plain() {
+        return new FoldedReader(Mode.PLAIN, false, Runtime.getRuntime().availableProcessors(), w -> { });
+    }
+
+    public Result read(Input in) throws IOException {
+        MemorySegment data = in.bytes();
+        long size = data.byteSize();
+        int parts = size >= MIN_PARALLEL_BYTES ? threads : 1;
+        long[] cuts = cutAtLines(data, parts);
+        Mode decided = mode == Mode.AUTO ? detectMode(data, in.name()) : mode;
+        List<Worker> workers = new ArrayList<>();
+        try (Progress progress = Progress.start("reading " + in.name(), size)) {
+            long[] done = new long[cuts.length - 1];
+            for (int i = 0; i + 1 < cuts.length; i++) {
+                final int part = i;
+                workers.add(new Worker(data, cuts[i], cuts[i + 1], decided, lenient,
+                        pos -> {
+                            synchronized (done) {
+                                done[part] = pos - cuts[part];
+                                progress.update(Arrays.stream(done).sum());
+                            }
+                        }));
+            }
+            runAll(workers);
+        }
+        // Errors: the first in file order, with its line number counted from the start of the file.
+        long linesBefore = 0;
+        for (Worker w : workers) {
+            if (w.error != null) {
+                throw InputException.atLine(in.name(), linesBefore + w.errorLine, w.error);
+            }
+            linesBefore += w.lines;
+        }
+        Worker first = workers.getFirst();
+        for (int i = 1; i < workers.size(); i++) {
+            merge(first, workers.get(i));
+        }
+        long lines = 0, records = 0, skipped = 0, fractional = 0, depthSum = 0;
+        int maxDepth = 0;
+        for (Worker w : workers) {
+            lines += w.lines;
+            records += w.records;
+            skipped += w.skipped;
+            fractional += w.fractional;
+            depthSum += w.depthSum;
+            maxDepth = Math.max(maxDepth, w.maxDepth);
+        }
+        if (skipped > 0) {
+            warnings.accept(in.name() + ": skipped " + skipped + " bad line" + (skipped == 1 ? "" : "s")
+                    + " (first at line " + firstSkippedLine(workers) + ": " + firstSkippedReason(workers) + ")");
+        }
+        if (fractional > 0) {
+            warnings.accept(in.name() + ": " + fractional + " fractional sample count"
+                    + (fractional == 1 ? " was" : "s were") + " truncated to integers"
+                    + " (scale the counts up and use --factor to keep the precision)");
+        }
+        Profile p = new Profile(first.frames, first.tree,
+                decided == Mode.DIFFERENTIAL
+                        ? List.of(Profile.ValueType.SAMPLES, Profile.ValueType.SAMPLES)
+                        : List.of(Profile.ValueType.SAMPLES));
+        long distinct = countRecordNodes(first);
+        return new Result(p, new Stats(lines, records, skipped, fractional, maxDepth, depthSum, distinct));
+    }
+
+    private static long firstSkippedLine(List<Worker> workers) {
+        long before = 0;
+        for (Worker w : workers) {
+            if (w.firstSkipLine > 0) {
+                return before + w.firstSkipLine;
+            }
+            before += w.lines;
+        }
+        return 0;
+    }
+
+    private static String firstSkippedReason(List<Worker> workers) {
+        for (Worker w : workers) {
+            if (w.firstSkipReason != null) {
+                return w.firstSkipReason;
+            }
+        }
+        return "";
+    }
+
+    private static long countRecordNodes(Worker w) {
+        long[] bits = w.recordBits;
+        long n = 0;
+        for (long b : bits) {
+            n += Long.bitCount(b);
+        }
+        return n;
+    }
+
+    private static void runAll(List<Worker> workers) throws IOException {
+        if (workers.size() == 1) {
+            workers.getFirst().run();
+            return;
+        }
+        try (ExecutorService pool = Executors.newFixedThreadPool(workers.size())) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (Worker w : workers) {
+                fs.add(pool.submit(w));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IOException(e.getCause());
+        }
+    }
+
+    /** Cut points: 0, then just after a newline near each k/parts of the size, then the size. */
+    static long[] cutAtLines(MemorySegment data, int parts) {
+        long size = data.byteSize();
+        long[] cuts = new long[parts + 1];
+        cuts[parts] = size;
+        for (int k = 1; k < parts; k++) {
+            long p = Math.max(cuts[k - 1], size * k / parts);
+            while (p < size && data.get(ValueLayout.JAVA_BYTE, p) != '\n') {
+                p++;
+            }
+            cuts[k] = Math.min(size, p + 1);
+        }
+        return Arrays.stream(cuts).distinct().toArray();
+    }
+
+    /** AUTO mode: differential where the first record has two trailing counts. */
+    private static Mode detectMode(MemorySegment data, String name) {
+        long size = data.byteSize();
+        long start = 0;
+        while (start < size) {
+            long end = start;
+            while (end < size && data.get(ValueLayout.JAVA_BYTE, end) != '\n') {
+                end++;
+            }
+            int len = (int) Math.min(end - start, 1 << 20);
+            byte[] line = new byte[len];
+            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, line, 0, len);
+            int e = len;
+            while (e > 0 && isSpace(line[e - 1])) {
+                e--;
+            }
+            int s = 0;
+            while (s < e && isSpace(line[s])) {
+                s++;
+            }
+            if (e > s && !(line[s] == '#' && (s + 1 == e || line[s + 1] == ' '))) {
+                int c1 = numberStart(line, s, e);
+                if (c1 > s && isSpace(line[c1 - 1])) {
+                    int b = c1 - 1;
+                    while (b > s && isSpace(line[b - 1])) {
+                        b--;
+                    }
+                    int c2 = numberStart(line, s, b);
+                    if (c2 > s && c2 < b && isSpace(line[c2 - 1])) {
+                        return Mode.DIFFERENTIAL;
+                    }
+                }
+                return Mode.PLAIN;
+            }
+            start = end + 1;
+        }
+        return Mode.PLAIN;
+    }
+
+    /** Start of the number (digits, optionally {@code .digits}) that ends at {@code end}, or {@code end}. */
+    private static int numberStart(byte[] b, int start, int end) {
+        int i = end;
+        while (i > start && isDigit(b[i - 1])) {
+            i--;
+        }
+        if (i > start + 1 && b[i - 1] == '.' && isDigit(b[i - 2])) {
+            i--;
+            while (i > start && isDigit(b[i - 1])) {
+                i--;
+            }
+        }
+        return i;
+    }
+
+    static boolean isSpace(byte c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == 0x0b;
+    }
+
+    private static boolean isDigit(byte c) {
+        return c >= '0' && c <= '9';
+    }
+
+    /** Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. */
+    private static void merge(Worker a, Worker b) {
+        int[] frameMap = new int[b.frames.size()];
+        for (int f = 0; f < frameMap.length; f++) {
+            byte[] name = b.frames.nameBytes(f);
+            frameMap[f] = a.frames.plain(name, 0, name.length);
+        }
+        CallTree ta = a.tree;
+        CallTree tb = b.tree;
+        int weights = ta.weights();
+        int[] nodeMap = new int[tb.size()];
+        for (int n = 1; n < tb.size(); n++) {
+            int m = ta.child(nodeMap[tb.parent(n)], frameMap[tb.frame(n)]);
+            nodeMap[n] = m;
+            for (int c = 0; c < weights; c++) {
+                long s = tb.self(n, c);
+                if (s != 0) {
+                    ta.addSelf(m, c, s);
+                }
+            }
+            if (b.hasRecord(n)) {
+                a.markRecord(m);
+            }
+        }
+    }
+
+    /** Parses one byte range into its own frames and tree. */
+    private static final class Worker implements Runnable {
+        private final MemorySegment data;
+        private final long from;
+        private final long to;
+        private final Mode mode;
+        private final boolean lenient;
+        private final java.util.function.LongConsumer progress;
+        final FrameTable frames = new FrameTable();
+        final CallTree tree;
+        long[] recordBits = new long[1024];
+
+        long lines;
+        long records;
+        long skipped;
+        long fractional;
+        long depthSum;
+        int maxDepth;
+        String error;
+        long errorLine;
+        long firstSkipLine;
+        String firstSkipReason;
+
+        // The previous record's stack: its bytes, where each frame ends, and each depth's node.
+        private byte[] prev = new byte[4096];
+        private int prevLen;
+        private int prevDepth;
+        private int[] prevEnds = new int[256];
+        private int[] prevNodes = new int[257];
+
+        Worker(MemorySegment data, long from, long to, Mode mode, boolean lenient,
+               java.util.function.LongConsumer progress) {
+            this.data = data;
+            this.from = from;
+            this.to = to;
+            this.mode = mode;
+            this.lenient = lenient;
+            this.progress = progress;
+            this.tree = new CallTree(mode == Mode.DIFFERENTIAL ? 2 : 1);
+        }
+
+        boolean hasRecord(int node) {
+            int w = node >>> 6;
+            return w < recordBits.length && (recordBits[w] & (1L << node)) != 0;
+        }
+
+        void markRecord(int node) {
+            int w = node >>> 6;
+            if (w >= recordBits.length) {
+                recordBits = Arrays.copyOf(recordBits, Math.max(w + 1, recordBits.length * 2));
+            }
+            recordBits[w] |= 1L << node;
+        }
+
+        @Override
+        public void run() {
+            byte[] buf = new byte[(int) Math.min(BLOCK, Math.max(16, to - from))];
+            long pos = from; // file offset of buf[0]
+            int filled = 0;
+            int start = 0; // start of the current line in buf
+            long lastReport = from;
+            while (true) {
+                // Refill: keep the unfinished line, read more behind it.
+                if (start > 0) {
+                    System.arraycopy(buf, start, buf, 0, filled - start);
+                    pos += start;
+                    filled -= start;
+                    start = 0;
+                }
+                long remaining = to - (pos + filled);
+                if (remaining > 0 && filled == buf.length) {
+                    if (buf.length >= MAX_LINE) {
+                        fail(lines + 1, "line longer than " + (MAX_LINE >> 20) + " MiB");
+                        return;
+                    }
+                    buf = Arrays.copyOf(buf, (int) Math.min(MAX_LINE, (long) buf.length * 2));
+                }
+                int n = (int) Math.min(remaining, buf.length - filled);
+                if (n > 0) {
+                    MemorySegment.copy(data, ValueLayout.JAVA_BYTE, pos + filled, buf, filled, n);
+                    filled += n;
+                }
+                boolean last = pos + filled >= to;
+                int i = start;
+                while (true) {
+                    int nl = indexOfNewline(buf, i, filled);
+                    if (nl < 0) {
+                        break;
+                    }
+                    lines++;
+                    if (!line(buf, start, nl)) {
+                        return;
+                    }
+                    start = nl + 1;
+                    i = start;
+                }
+                if (last) {
+                    if (start < filled) {
+                        lines++;
+                        line(buf, start, filled);
+                    }
+                    progress.accept(to);
+                    return;
+                }
+                if (pos + start - lastReport > (8 << 20)) {
+                    lastReport = pos + start;
+                    progress.accept(lastReport);
+                }
+            }
+        }
+
+        private static int indexOfNewline(byte[] b, int from, int to) {
+            for (int i = from; i < to; i++) {
+                if (b[i] == '\n') {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private void fail(long line, String what) {
+            error = what;
+            errorLine = line;
+        }
+
+        /** Returns false to stop (a strict error). */
+        private boolean bad(String what) {
+            if (!lenient) {
+                fail(lines, what);
+                return false;
+            }
+            if (skipped++ == 0) {
+                firstSkipLine = lines;
+                firstSkipReason = what;
+            }
+            return true;
+        }
+
+        private boolean line(byte[] b, int s, int e) {
+            while (e > s && isSpace(b[e - 1])) {
+                e--;
+            }
+            while (s < e && isSpace(b[s])) {
+                s++;
+            }
+            if (s == e) {
+                return true; // blank line
+            }
+            if (b[s] == '#' && (s + 1 == e || b[s + 1] == ' ')) {
+                return true; // "# key: value" header, as austin writes
+            }
+            long count2 = 0;
+            int stackEnd;
+            int c = numberStart(b, s, e);
+            if (c == e || c == s || !isSpace(b[c - 1])) {
+                return bad(c == s && c < e ? "no stack before the count" : "no count at the end of the line");
+            }
+            long count = parseCount(b, c, e);
+            if (count < 0) {
+                return bad(count == -2 ? "count does not fit in 64 bits" : "bad count");
+            }
+            stackEnd = c - 1;
+            while (stackEnd > s && isSpace(b[stackEnd - 1])) {
+                stackEnd--;
+            }
+            if (mode == Mode.DIFFERENTIAL) {
+                int c1 = numberStart(b, s, stackEnd);
+                if (c1 == stackEnd || c1 == s || !isSpace(b[c1 - 1])) {
+                    return bad("differential record needs two counts");
+                }
+                count2 = count;
+                count = parseCount(b, c1, stackEnd);
+                if (count < 0) {
+                    return bad(count == -2 ? "count does not fit in 64 bits" : "bad count");
+                }
+                stackEnd = c1 - 1;
+                while (stackEnd > s && isSpace(b[stackEnd - 1])) {
+                    stackEnd--;
+                }
+            }
+            if (stackEnd == s) {
+                return bad("empty stack");
+            }
+            int node = stackNode(b, s, stackEnd);
+            try {
+                tree.addSelf(node, 0, count);
+                if (mode == Mode.DIFFERENTIAL) {
+                    tree.addSelf(node, 1, count2);
+                }
+            } catch (ArithmeticException overflow) {
+                fail(lines, "the counts of this stack add up to more than 2^63-1");
+                return false;
+            }
+            markRecord(node);
+            records++;
+            return true;
+        }
+
+        /** Digits with an optional fraction (truncated); -1 if malformed, -2 if over 2^63-1. */
+        private long parseCount(byte[] b, int s, int e) {
+            long v = 0;
+            int i = s;
+            for (; i < e && b[i] != '.'; i++) {
+                int d = b[i] - '0';
+                if (v > (Long.MAX_VALUE - d) / 10) {
+                    return -2;
+                }
+                v = v * 10 + d;
+            }
+            if (i < e) {
+                fractional++;
+            }
+            return v;
+        }
+
+        /** The node of the stack in b[s, e), sharing the leading frames with the previous record. */
+        private int stackNode(byte[] b, int s, int e) {
+            int len = e - s;
+            int m = Arrays.mismatch(b, s, e, prev, 0, prevLen);
+            if (m < 0) {
+                m = len;
+            }
+            // Shared frames: those of the previous stack that end before the mismatch, plus the one
+            // ending at it if both stacks have a frame boundary there.
+            int k = 0;
+            while (k < prevDepth && prevEnds[k] < m) {
+                k++;
+            }
+            if (k < prevDepth && prevEnds[k] == m && (m == len || b[s + m] == ';')) {
+                k++;
+            }
+            int node = prevNodes[k];
+            int depth = k;
+            if (!(depth > 0 && prevEnds[depth - 1] == len)) {
+                int i = depth == 0 ? 0 : prevEnds[depth - 1] + 1;
+                while (true) {
+                    int j = s + i;
+                    int h = ByteStringPool.HASH_SEED;
+                    int startOfName = j;
+                    while (j < e && b[j] != ';') {
+                        h = 31 * h + b[j];
+                        j++;
+                    }
+                    int nameLen = j - startOfName;
+                    int frame = frames.plain(b, startOfName, nameLen, ByteStringPool.finishHash(h, nameLen));
+                    node = tree.child(node, frame);
+                    if (depth == prevEnds.length) {
+                        prevEnds = Arrays.copyOf(prevEnds, depth * 2);
+                        prevNodes = Arrays.copyOf(prevNodes, depth * 2 + 1);
+                    }
+                    prevEnds[depth] = j - s;
+                    prevNodes[depth + 1] = node;
+                    depth++;
+                    if (j >= e) {
+                        break;
+                    }
+                    i = j - s + 1;
+                }
+            }
+            prevDepth = depth;
+            if (len > prev.length) {
+                prev = new byte[Math.max(len, prev.length * 2)];
+            }
+            System.arraycopy(b, s, prev, 0, len);
+            prevLen = len;
+            depthSum += depth;
+            if (depth > maxDepth) {
+                maxDepth = depth;
+            }
+            return node;
+        }
+    }
+}
