@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
                 TopCommand.class,
                 InfoCommand.class,
                 ConvertCommand.class,
+                CollapseCommand.class,
                 CommandLine.HelpCommand.class
         },
         footer = {"", "Inputs may be gzip-compressed and may be '-' for standard input.",

@@ -1,0 +1,29 @@
+package org.stackfold.collapse;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.stackfold.io.InputException;
+
+/** The registry of collapsers, in the order {@code collapse guess} tries them. */
+public final class Collapsers {
+    private static final List<Collapser> ALL = new ArrayList<>(List.of(
+            // Collapsers register here.
+    ));
+
+    private Collapsers() {
+    }
+
+    public static List<Collapser> all() {
+        return List.copyOf(ALL);
+    }
+
+    public static Collapser byName(String name) {
+        for (Collapser c : ALL) {
+            if (c.name().equalsIgnoreCase(name)) {
+                return c;
+            }
+        }
+        throw new InputException("unknown collapse format '" + name + "'; known: "
+                + String.join(", ", ALL.stream().map(Collapser::name).toList()));
+    }
+}
