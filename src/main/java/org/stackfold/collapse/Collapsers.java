@@ -8,6 +8,17 @@ import org.stackfold.io.InputException;
 public final class Collapsers {
     private static final List<Collapser> ALL = new ArrayList<>(List.of(
             // Collapsers register here.
+            // -- collapse-other: formats other than perf (guess tries them in this order) --
+            new DtraceCollapser(),
+            new SampleCollapser(),
+            new VtuneCollapser(),
+            new VsprofCollapser(),
+            new GhcprofCollapser(),
+            new XctraceCollapser(),
+            new BpftraceCollapser(),
+            new BccCollapser(),
+            new RecursiveCollapser(),
+            new GuessCollapser()
     ));
 
     private Collapsers() {
