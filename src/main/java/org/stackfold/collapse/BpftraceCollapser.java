@@ -25,13 +25,17 @@ import org.stackfold.model.Profile;
  * key order), then each stack root first, in key order (so write {@code ustack} before
  * {@code kstack}). Equal stacks add up (different addresses can symbolize alike).
  *
- * <p>Frames lose their {@code +offset} ({@code includeoffset} keeps it, as for DTrace; FlameGraph's
+ * <p>Frames lose their {@code +offset} ({@code includeoffset} keeps it except on the leaf, as for DTrace; FlameGraph's
  * {@code stackcollapse-bpftrace.pl} always keeps it). {@code ustack(perf)} style frames
  * ({@code address symbol+off (module)}) keep the symbol only. Single-line entries
- * ({@code @[comm]: 5}) are stacks of their key parts; lines outside map entries ("Attaching 2
+ * ({@code @[comm]: 5}) are stacks of their key parts, an empty key ({@code @[]: 200}, a
+ * {@code kstack} of samples taken in user mode) is the frame {@code [no stack]}; lines outside map entries ("Attaching 2
  * probes...", printf output) are ignored, and entries without a count are bad lines.
  */
 public final class BpftraceCollapser implements Collapser {
+    /** The frame of entries whose key is empty ({@code @[]: 200}: a kstack of user-mode samples). */
+    static final String NO_STACK = "[no stack]";
+
     @Override
     public String name() {
         return "bpftrace";
@@ -100,7 +104,7 @@ public final class BpftraceCollapser implements Collapser {
                     String[] end = endOf(tail);
                     if (end != null) { // a one-line entry: no stacks in the key
                         addParts(end[0], scalars);
-                        emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), problems, entryLine);
+                        emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), includeOffset, problems, entryLine);
                     } else {
                         addParts(tail, scalars);
                         inEntry = true;
@@ -112,7 +116,7 @@ public final class BpftraceCollapser implements Collapser {
                         current = new ArrayList<>();
                         keyStacks.add(current);
                     }
-                    current.add(frame(Text.trim(line), includeOffset));
+                    current.add(frame(Text.trim(line), true)); // offsets go at emit()
                     continue;
                 }
                 current = null; // any other line ends the stack being read
@@ -128,7 +132,7 @@ public final class BpftraceCollapser implements Collapser {
                     String[] end = endOf(tail);
                     if (bracket >= 0 && end != null) {
                         addParts(end[0], scalars);
-                        emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), problems, entryLine);
+                        emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), includeOffset, problems, entryLine);
                     } else if (bracket >= 0) {
                         addParts(tail, scalars);
                         inEntry = true;
@@ -138,7 +142,7 @@ public final class BpftraceCollapser implements Collapser {
                 String[] end = endOf(line);
                 if (end != null) {
                     addParts(end[0], scalars);
-                    emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), problems, r.lineNumber());
+                    emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), includeOffset, problems, r.lineNumber());
                     inEntry = false;
                 } else {
                     addParts(line, scalars);
@@ -167,7 +171,7 @@ public final class BpftraceCollapser implements Collapser {
     }
 
     private static void emit(Stacks stacks, List<String> scalars, List<List<String>> keyStacks, long count,
-                             Problems problems, long line) {
+                             boolean includeOffset, Problems problems, long line) {
         if (count < 0) {
             problems.bad(line, "count is too large");
             return;
@@ -176,16 +180,39 @@ public final class BpftraceCollapser implements Collapser {
         for (String s : scalars) {
             stacks.push(s.replace(';', ':'));
         }
+        String leafStack = null;
+        for (List<String> st : keyStacks) {
+            if (!st.isEmpty()) {
+                leafStack = st.getFirst();
+            }
+        }
         for (List<String> st : keyStacks) {
             for (int i = st.size() - 1; i >= 0; i--) {
-                stacks.push(st.get(i));
+                String f = st.get(i);
+                // as DTrace's includeoffset: offsets stay except on the leaf
+                boolean leaf = i == 0 && f == leafStack && st == keyStacks.get(lastNonEmpty(keyStacks));
+                stacks.push(includeOffset && !leaf ? f : withoutOffset(f));
             }
         }
         if (stacks.depth() == 0) {
-            problems.bad(line, "map entry with an empty key");
-            return;
+            // @[]: 200 -- e.g. @[kstack] of samples taken in user mode; kept so totals stay right
+            stacks.push(NO_STACK);
         }
         stacks.add(count);
+    }
+
+    private static int lastNonEmpty(List<List<String>> keyStacks) {
+        for (int i = keyStacks.size() - 1; i >= 0; i--) {
+            if (!keyStacks.get(i).isEmpty()) {
+                return i;
+            }
+        }
+        return 0;
+    }
+
+    static String withoutOffset(String f) {
+        int plus = f.lastIndexOf('+');
+        return plus > 0 && isOffset(f, plus + 1) ? f.substring(0, plus) : f;
     }
 
     /** One stack frame: address and module of ustack(perf) dropped, offset dropped unless kept. */
@@ -202,10 +229,7 @@ public final class BpftraceCollapser implements Collapser {
             }
         }
         if (!includeOffset) {
-            int plus = f.lastIndexOf('+');
-            if (plus > 0 && isOffset(f, plus + 1)) {
-                f = f.substring(0, plus);
-            }
+            f = withoutOffset(f);
         }
         return f.replace(';', ':');
     }
