@@ -85,6 +85,7 @@ public final class GhcprofCollapser implements Collapser {
                 return stacks.profile();
             }
             r.next(); // the blank line under the header
+            int skipBelow = Integer.MAX_VALUE; // lenient: the subtree of a skipped line goes too
             while (r.next()) {
                 String line = Text.trimEnd(r.utf8());
                 if (line.isEmpty()) {
@@ -94,9 +95,14 @@ public final class GhcprofCollapser implements Collapser {
                 while (indent < line.length() && line.charAt(indent) == ' ') {
                     indent++;
                 }
+                if (indent > skipBelow) {
+                    continue;
+                }
+                skipBelow = Integer.MAX_VALUE;
                 if (indent > stacks.depth()) {
                     problems.bad(r.lineNumber(), "indentation skips a level (depth " + indent + " after "
                             + stacks.depth() + ")");
+                    skipBelow = indent;
                     continue;
                 }
                 int[] cps = line.codePoints().toArray();
@@ -106,6 +112,7 @@ public final class GhcprofCollapser implements Collapser {
                     cost = VtuneCollapser.parseFloat(costText);
                 } catch (NumberFormatException e) {
                     problems.bad(r.lineNumber(), "invalid cost field \"" + costText + "\"");
+                    skipBelow = indent;
                     continue;
                 }
                 long value = (long) Math.max(0, source == Source.TIME ? cost * 10.0 : cost);

@@ -62,6 +62,7 @@ public final class SampleCollapser implements Collapser {
             }
             long samples = 0; // count of the last frame line
             boolean ended = false;
+            int skipBelow = Integer.MAX_VALUE; // lenient: the subtree of a skipped line goes too
             while (r.next()) {
                 String line = Text.trimEnd(r.latin1());
                 if (line.isEmpty()) {
@@ -89,20 +90,27 @@ public final class SampleCollapser implements Collapser {
                     continue;
                 }
                 int depth = indent / 2 + 1;
+                if (depth > skipBelow) {
+                    continue;
+                }
+                skipBelow = Integer.MAX_VALUE;
                 int prev = stacks.depth();
                 if (depth > prev + 1) {
                     problems.bad(r.lineNumber(), "indentation skips a level (depth " + depth + " after " + prev + ")");
+                    skipBelow = depth;
                     continue;
                 }
                 String rest = line.substring(4 + indent);
                 int space = rest.indexOf(' ');
                 if (space < 0) {
                     problems.bad(r.lineNumber(), "cannot parse call graph line (no name after the count)");
+                    skipBelow = depth;
                     continue;
                 }
                 long count = Text.parseCount(Text.trimEnd(rest.substring(0, space)));
                 if (count < 0) {
                     problems.bad(r.lineNumber(), "invalid sample count '" + rest.substring(0, space) + "'");
+                    skipBelow = depth;
                     continue;
                 }
                 if (depth <= prev) {

@@ -48,6 +48,7 @@ public final class VtuneCollapser implements Collapser {
                 warnings.accept(in.name() + ": input ended before the header '" + HEADER + "'");
                 return stacks.profile();
             }
+            int skipBelow = Integer.MAX_VALUE; // lenient: the subtree of a skipped line goes too
             while (r.next()) {
                 String line = Text.trimEnd(r.latin1());
                 if (line.isEmpty()) {
@@ -58,14 +59,20 @@ public final class VtuneCollapser implements Collapser {
                     spaces++;
                 }
                 int depth = spaces + 1;
+                if (depth > skipBelow) {
+                    continue;
+                }
+                skipBelow = Integer.MAX_VALUE;
                 int prev = stacks.depth();
                 if (depth > prev + 1) {
                     problems.bad(r.lineNumber(), "indentation skips a level (depth " + depth + " after " + prev + ")");
+                    skipBelow = depth;
                     continue;
                 }
                 String[] parts = parts(line.substring(spaces), noModules);
                 if (parts == null) {
                     problems.bad(r.lineNumber(), "cannot parse stack line (expected function,time,module)");
+                    skipBelow = depth;
                     continue;
                 }
                 double time;
@@ -73,6 +80,7 @@ public final class VtuneCollapser implements Collapser {
                     time = parseFloat(parts[1]);
                 } catch (NumberFormatException e) {
                     problems.bad(r.lineNumber(), "invalid 'CPU Time:Self' value '" + parts[1] + "'");
+                    skipBelow = depth;
                     continue;
                 }
                 stacks.truncate(depth - 1);
