@@ -46,14 +46,19 @@ final class CollapseCommand implements Callable<Integer> {
     @Option(names = "--no-modules", description = "sample, vtune: leave the module (library) name out of frames.")
     boolean noModules;
 
-    @Option(names = "--time", description = "ghcprof: weigh by individual %%time, in tenths of a percent (default).")
-    boolean ghcTime;
+    @picocli.CommandLine.ArgGroup(exclusive = true, multiplicity = "0..1")
+    GhcprofSource ghcSource;
 
-    @Option(names = "--ticks", description = "ghcprof: weigh by individual ticks (needs a +RTS -P profile).")
-    boolean ghcTicks;
+    static final class GhcprofSource {
+        @Option(names = "--time", description = "ghcprof: weigh by individual %%time, in tenths of a percent (default).")
+        boolean time;
 
-    @Option(names = "--bytes", description = "ghcprof: weigh by individual bytes allocated (needs +RTS -P).")
-    boolean ghcBytes;
+        @Option(names = "--ticks", description = "ghcprof: weigh by individual ticks (needs a +RTS -P profile).")
+        boolean ticks;
+
+        @Option(names = "--bytes", description = "ghcprof: weigh by individual bytes allocated (needs +RTS -P).")
+        boolean bytes;
+    }
 
     @Option(names = "--annotations", description = "bcc: tag the kernel frames after a '-' delimiter (profile -d) with _[k], as profile -a does.")
     boolean bccAnnotations;
@@ -65,13 +70,9 @@ final class CollapseCommand implements Callable<Integer> {
     boolean bccDedupKernelLeaf;
 
     private void otherFormatOptions(FormatOptions o) {
-        if ((ghcTime ? 1 : 0) + (ghcTicks ? 1 : 0) + (ghcBytes ? 1 : 0) > 1) {
-            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "--time, --ticks and --bytes are mutually exclusive");
-        }
         o.set("includeoffset", includeOffset)
                 .set("nomodules", noModules)
-                .set("source", ghcTicks ? "ticks" : ghcBytes ? "bytes" : "time")
+                .set("source", ghcSource == null ? "time" : ghcSource.ticks ? "ticks" : ghcSource.bytes ? "bytes" : "time")
                 .set("annotations", bccAnnotations)
                 .set("keepdelimiter", bccKeepDelimiter)
                 .set("dedupkernelleaf", bccDedupKernelLeaf);
