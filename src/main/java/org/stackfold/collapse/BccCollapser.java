@@ -39,7 +39,7 @@ public final class BccCollapser implements Collapser {
         Stacks stacks = new Stacks();
         FoldedLine folded = new FoldedLine();
         byte[] name = new byte[256];
-        try (LineReader r = new LineReader(in.stream())) {
+        try (LineReader r = new LineReader(in.stream(), in.name())) {
             while (r.next()) {
                 if (r.isBlank()) {
                     continue;

@@ -84,7 +84,7 @@ public final class BpftraceCollapser implements Collapser {
         boolean inEntry = false;
         long entryLine = 0;
         long ignored = 0;
-        try (LineReader r = new LineReader(in.stream())) {
+        try (LineReader r = new LineReader(in.stream(), in.name())) {
             while (r.next()) {
                 String line = r.latin1();
                 if (!inEntry) {

@@ -67,7 +67,7 @@ public final class DtraceCollapser implements Collapser {
         Stacks stacks = new Stacks();
         ArrayList<String> frames = new ArrayList<>(); // leaf first, as listed
         long stackStart = 0;
-        try (LineReader r = new LineReader(in.stream())) {
+        try (LineReader r = new LineReader(in.stream(), in.name())) {
             boolean header = true;
             while (r.next()) {
                 if (header) {

@@ -63,7 +63,7 @@ public final class GhcprofCollapser implements Collapser {
         };
         Problems problems = Problems.of(in, options);
         Stacks stacks = new Stacks().utf8();
-        try (LineReader r = new LineReader(in.stream())) {
+        try (LineReader r = new LineReader(in.stream(), in.name())) {
             int moduleCol = -1;
             int sourceCol = -1;
             while (r.next()) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.stackfold.io.InputException;
 
 /**
  * Reads an input line by line on bytes, for the collapsers. A line is the bytes up to {@code \n}
@@ -16,7 +17,11 @@ import java.util.Arrays;
  * {@link Stacks} turns them back into the same bytes. It costs one array copy.
  */
 public final class LineReader implements AutoCloseable {
+    /** Longest line accepted: a longer one is surely not the text the collapser expects. */
+    static final int MAX_LINE = 1 << 30;
+
     private final InputStream in;
+    private final String source;
     private byte[] buf = new byte[1 << 16];
     private int pos;   // start of unread data
     private int limit; // end of data in buf
@@ -26,7 +31,13 @@ public final class LineReader implements AutoCloseable {
     private long line;
 
     public LineReader(InputStream in) {
+        this(in, "<input>");
+    }
+
+    /** {@code source} names the input in errors. */
+    public LineReader(InputStream in, String source) {
         this.in = in;
+        this.source = source;
     }
 
     /** Advances to the next line; false at the end of input. */
@@ -62,6 +73,9 @@ public final class LineReader implements AutoCloseable {
             pos = 0;
         }
         if (limit == buf.length) {
+            if (buf.length >= MAX_LINE) {
+                throw InputException.atLine(source, line + 1, "line longer than 1 GiB; is this the right format?");
+            }
             buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
         }
         int n = in.read(buf, limit, buf.length - limit);

@@ -26,7 +26,7 @@ public final class RecursiveCollapser implements Collapser {
         Problems problems = Problems.of(in, options);
         Stacks stacks = new Stacks();
         FoldedLine folded = new FoldedLine();
-        try (LineReader r = new LineReader(in.stream())) {
+        try (LineReader r = new LineReader(in.stream(), in.name())) {
             while (r.next()) {
                 if (r.isBlank()) {
                     continue;

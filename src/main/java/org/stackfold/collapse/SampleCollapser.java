@@ -48,7 +48,7 @@ public final class SampleCollapser implements Collapser {
         boolean noModules = options.flag("nomodules");
         Problems problems = Problems.of(in, options);
         Stacks stacks = new Stacks();
-        try (LineReader r = new LineReader(in.stream())) {
+        try (LineReader r = new LineReader(in.stream(), in.name())) {
             boolean started = false;
             while (r.next()) {
                 if (r.latin1().startsWith(START)) {

@@ -92,7 +92,11 @@ public final class Stacks {
 
     /** Adds {@code count} to the pushed stack (root first). */
     public void add(long count) {
-        tree.addSelf(tree.path(stack, 0, depth), count);
+        try {
+            tree.addSelf(tree.path(stack, 0, depth), count);
+        } catch (ArithmeticException e) {
+            throw new org.stackfold.io.InputException("the counts of one stack add up to more than 2^63-1");
+        }
     }
 
     /** Sets the pushed stack's count, replacing an earlier one. */

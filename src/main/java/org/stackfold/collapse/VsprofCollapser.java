@@ -48,7 +48,7 @@ public final class VsprofCollapser implements Collapser {
         Problems problems = Problems.of(in, options);
         Stacks stacks = new Stacks();
         ArrayList<Entry> stack = new ArrayList<>();
-        try (LineReader r = new LineReader(in.stream())) {
+        try (LineReader r = new LineReader(in.stream(), in.name())) {
             if (!r.next()) {
                 warnings.accept(in.name() + ": input ended before the start of the call graph (empty file)");
                 return stacks.profile();

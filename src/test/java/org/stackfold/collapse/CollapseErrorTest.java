@@ -95,6 +95,13 @@ class CollapseErrorTest {
     }
 
     @Test
+    void countsThatOverflowAreAnInputErrorNotAWrap() {
+        assertThatThrownBy(() -> CollapseTesting.collapse("recursive", "a 9223372036854775807\na 1\n"))
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining("more than 2^63-1");
+    }
+
+    @Test
     void bpftraceEntryWithoutCount() {
         String text = "@[\n    f+1\n    main+2\n@[\n    g+1\n]: 4\n";
         assertThatThrownBy(() -> CollapseTesting.collapse("bpftrace", text))
