@@ -102,7 +102,7 @@ public final class DtraceCollapser implements Collapser {
                 }
             }
             if (header) {
-                warnings.accept(in.name() + ": input ended while skipping the header (no blank line after it)");
+                warnings.accept(in.name() + ": File ended while skipping headers (no blank line after them)");
             } else if (!frames.isEmpty()) {
                 problems.bad(stackStart, "input ends in the middle of the stack starting here (no count line)");
             }

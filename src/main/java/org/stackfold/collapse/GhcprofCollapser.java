@@ -80,7 +80,7 @@ public final class GhcprofCollapser implements Collapser {
                 }
             }
             if (sourceCol < 0) {
-                warnings.accept(in.name() + ": input ended before the start of the call graph "
+                warnings.accept(in.name() + ": File ended before start of call graph "
                         + "(no 'COST CENTRE MODULE SRC no. entries ...' header)");
                 return stacks.profile();
             }

@@ -53,7 +53,7 @@ public final class GuessCollapser implements Collapser {
         Collapser chosen = choose(head, head.length);
         if (chosen == null) {
             s.close();
-            throw new InputException(in.name() + ": no applicable collapse implementation found for the input "
+            throw new InputException(in.name() + ": No applicable collapse implementation found for input "
                     + "(tried " + String.join(", ", Collapsers.all().stream()
                     .filter(c -> !(c instanceof GuessCollapser)).map(Collapser::name).toList())
                     + "); name the format: stackfold collapse FORMAT");

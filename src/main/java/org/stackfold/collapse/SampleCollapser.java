@@ -57,7 +57,7 @@ public final class SampleCollapser implements Collapser {
                 }
             }
             if (!started) {
-                warnings.accept(in.name() + ": input ended before the start of the call graph ('Call graph:')");
+                warnings.accept(in.name() + ": File ended before start of call graph (no 'Call graph:' line)");
                 return stacks.profile();
             }
             long samples = 0; // count of the last frame line
@@ -121,7 +121,7 @@ public final class SampleCollapser implements Collapser {
                 stacks.push(frame(rest.substring(space + 1), noModules));
             }
             if (!ended) {
-                throw problems.fatal(r.lineNumber(), "input ended before the end of the call graph ('" + END + "')");
+                throw problems.fatal(r.lineNumber(), "File ended before end of call graph (no '" + END + "' line)");
             }
         }
         problems.finish(warnings);

@@ -50,7 +50,7 @@ public final class VsprofCollapser implements Collapser {
         ArrayList<Entry> stack = new ArrayList<>();
         try (LineReader r = new LineReader(in.stream(), in.name())) {
             if (!r.next()) {
-                warnings.accept(in.name() + ": input ended before the start of the call graph (empty file)");
+                warnings.accept(in.name() + ": File ended before start of call graph (empty file)");
                 return stacks.profile();
             }
             if (!isHeader(r.latin1())) {

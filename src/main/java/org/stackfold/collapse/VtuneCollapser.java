@@ -45,7 +45,7 @@ public final class VtuneCollapser implements Collapser {
                 }
             }
             if (!started) {
-                warnings.accept(in.name() + ": input ended before the header '" + HEADER + "'");
+                warnings.accept(in.name() + ": File ended before header ('" + HEADER + "')");
                 return stacks.profile();
             }
             int skipBelow = Integer.MAX_VALUE; // lenient: the subtree of a skipped line goes too

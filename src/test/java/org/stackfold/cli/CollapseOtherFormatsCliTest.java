@@ -92,7 +92,7 @@ class CollapseOtherFormatsCliTest {
     @Test
     void guessOnUnknownInputFails() throws Exception {
         assertThat(run("collapse", "guess", res("guess/inferno__collapse-guess__unknown-format.txt"))).isEqualTo(1);
-        assertThat(err.toString()).contains("no applicable collapse implementation found");
+        assertThat(err.toString()).contains("No applicable collapse implementation found for input");
     }
 
     @Test

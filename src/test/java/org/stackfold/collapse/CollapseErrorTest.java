@@ -20,7 +20,7 @@ class CollapseErrorTest {
             "sample, sample/inferno__collapse-sample__no-four-spaces.txt, 22, does not start with 4 spaces",
             "sample, sample/inferno__collapse-sample__odd-indentation.txt, 22, odd number",
             "sample, sample/inferno__collapse-sample__skipped-indentation.txt, 23, skips a level",
-            "sample, sample/inferno__collapse-sample__end-before-call-graph-end.txt, 34, ended before the end of the call graph",
+            "sample, sample/inferno__collapse-sample__end-before-call-graph-end.txt, 34, File ended before end of call graph",
             "vtune, vtune/inferno__collapse-vtune__skipped-indentation.csv, 7, skips a level",
             "vtune, vtune/inferno__collapse-vtune__bad-stack-line.csv, 7, cannot parse stack line",
             "vsprof, vsprof/inferno__collapse-vsprof__incorrect-header.csv, 1, header",
@@ -40,7 +40,7 @@ class CollapseErrorTest {
         var out = CollapseTesting.collapse("vsprof", CollapseTesting.resource("vsprof/inferno__collapse-vsprof__empty-file.csv"),
                 FormatOptions.none(), warnings);
         assertThat(out).isEmpty();
-        assertThat(warnings).singleElement().asString().contains("ended before the start of the call graph");
+        assertThat(warnings).singleElement().asString().contains("File ended before start of call graph");
     }
 
     @Test
@@ -48,7 +48,7 @@ class CollapseErrorTest {
         var file = CollapseTesting.resource("guess/inferno__collapse-guess__unknown-format.txt");
         assertThatThrownBy(() -> CollapseTesting.collapse("guess", file, FormatOptions.none(), new ArrayList<>()))
                 .isInstanceOf(InputException.class)
-                .hasMessageContaining("no applicable collapse implementation found");
+                .hasMessageContaining("No applicable collapse implementation found for input");
     }
 
     @Test
