@@ -40,6 +40,15 @@ public final class GuessCollapser implements Collapser {
         return null;
     }
 
+    /** True where the collapser has a detector of its own (folded-input collapsers have none). */
+    private static boolean detects(Collapser c) {
+        try {
+            return c.getClass().getMethod("detect", byte[].class, int.class).getDeclaringClass() != Collapser.class;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
     @Override
     public Profile collapse(Input in, FormatOptions options, Consumer<String> warnings) throws IOException {
         InputStream s = in.stream();
@@ -55,7 +64,7 @@ public final class GuessCollapser implements Collapser {
             s.close();
             throw new InputException(in.name() + ": No applicable collapse implementation found for input "
                     + "(tried " + String.join(", ", Collapsers.all().stream()
-                    .filter(c -> !(c instanceof GuessCollapser)).map(Collapser::name).toList())
+                    .filter(GuessCollapser::detects).map(Collapser::name).toList())
                     + "); name the format: stackfold collapse FORMAT");
         }
         if (in.path() != null) {
