@@ -73,83 +73,68 @@ public final class BpftraceCollapser implements Collapser {
         return new String[] {t.substring(0, at), count};
     }
 
+    /** The map entry being read: key parts outside stacks, and the stacks (leaf first, as printed). */
+    private static final class Entry {
+        final long line;
+        final List<String> scalars = new ArrayList<>();
+        final List<List<String>> stacks = new ArrayList<>();
+        List<String> current; // the stack whose frames are being read, or null
+
+        Entry(long line) {
+            this.line = line;
+        }
+
+        void addFrame(String text) {
+            if (current == null) {
+                current = new ArrayList<>();
+                stacks.add(current);
+            }
+            current.add(frame(Text.trim(text), true)); // offsets go at emit()
+        }
+    }
+
     @Override
     public Profile collapse(Input in, FormatOptions options, Consumer<String> warnings) throws IOException {
         boolean includeOffset = options.flag("includeoffset");
         Problems problems = Problems.of(in, options);
         Stacks stacks = new Stacks();
-        List<String> scalars = new ArrayList<>();
-        List<List<String>> keyStacks = new ArrayList<>();
-        List<String> current = null;
-        boolean inEntry = false;
-        long entryLine = 0;
+        Entry e = null;
         long ignored = 0;
         try (LineReader r = new LineReader(in.stream(), in.name())) {
             while (r.next()) {
                 String line = r.latin1();
-                if (!inEntry) {
-                    if (line.isBlank() || line.startsWith("Attaching ")) {
-                        continue;
-                    }
+                boolean indented = !line.isEmpty() && Text.isSpace(line.charAt(0)) && !line.isBlank();
+                if (e != null && indented) {
+                    e.addFrame(line);
+                    continue;
+                }
+                if (e != null && line.startsWith("@")) {
+                    problems.bad(e.line, "map entry has no ']: COUNT' line before the next entry");
+                    e = null; // and this line starts the next one
+                }
+                if (e == null) {
                     int bracket = line.indexOf('[');
                     if (!line.startsWith("@") || bracket < 0) {
-                        ignored++; // printf output, scalar maps (@x: 5), ...
+                        if (!line.isBlank() && !line.startsWith("Attaching ")) {
+                            ignored++; // printf output, scalar maps (@x: 5), ...
+                        }
                         continue;
                     }
-                    scalars.clear();
-                    keyStacks.clear();
-                    current = null;
-                    entryLine = r.lineNumber();
-                    String tail = line.substring(bracket + 1);
-                    String[] end = endOf(tail);
-                    if (end != null) { // a one-line entry: no stacks in the key
-                        addParts(end[0], scalars);
-                        emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), includeOffset, problems, entryLine);
-                    } else {
-                        addParts(tail, scalars);
-                        inEntry = true;
-                    }
-                    continue;
+                    e = new Entry(r.lineNumber());
+                    line = line.substring(bracket + 1);
                 }
-                if (!line.isEmpty() && Text.isSpace(line.charAt(0)) && !line.isBlank()) {
-                    if (current == null) {
-                        current = new ArrayList<>();
-                        keyStacks.add(current);
-                    }
-                    current.add(frame(Text.trim(line), true)); // offsets go at emit()
-                    continue;
-                }
-                current = null; // any other line ends the stack being read
-                if (line.startsWith("@")) {
-                    problems.bad(entryLine, "map entry has no ']: COUNT' line before the next entry");
-                    inEntry = false;
-                    // re-read this line as a new entry start
-                    scalars.clear();
-                    keyStacks.clear();
-                    entryLine = r.lineNumber();
-                    int bracket = line.indexOf('[');
-                    String tail = bracket < 0 ? "" : line.substring(bracket + 1);
-                    String[] end = endOf(tail);
-                    if (bracket >= 0 && end != null) {
-                        addParts(end[0], scalars);
-                        emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), includeOffset, problems, entryLine);
-                    } else if (bracket >= 0) {
-                        addParts(tail, scalars);
-                        inEntry = true;
-                    }
-                    continue;
-                }
+                e.current = null; // a non-frame line ends the stack being read
                 String[] end = endOf(line);
-                if (end != null) {
-                    addParts(end[0], scalars);
-                    emit(stacks, scalars, keyStacks, Text.parseCount(end[1]), includeOffset, problems, r.lineNumber());
-                    inEntry = false;
-                } else {
-                    addParts(line, scalars);
+                if (end == null) {
+                    addParts(line, e.scalars); // "busy, " or ", 1234, " between stacks
+                    continue;
                 }
+                addParts(end[0], e.scalars);
+                emit(stacks, e, Text.parseCount(end[1]), includeOffset, problems, r.lineNumber());
+                e = null;
             }
-            if (inEntry) {
-                problems.bad(entryLine, "input ends inside the map entry starting here (no ']: COUNT')");
+            if (e != null) {
+                problems.bad(e.line, "input ends inside the map entry starting here (no ']: COUNT')");
             }
         }
         if (ignored > 0 && stacks.profile().tree().size() <= 1) {
@@ -170,28 +155,23 @@ public final class BpftraceCollapser implements Collapser {
         }
     }
 
-    private static void emit(Stacks stacks, List<String> scalars, List<List<String>> keyStacks, long count,
-                             boolean includeOffset, Problems problems, long line) {
+    private static void emit(Stacks stacks, Entry e, long count, boolean includeOffset, Problems problems,
+                             long line) {
         if (count < 0) {
             problems.bad(line, "count is too large");
             return;
         }
         stacks.clear();
-        for (String s : scalars) {
+        for (String s : e.scalars) {
             stacks.push(s.replace(';', ':'));
         }
-        String leafStack = null;
-        for (List<String> st : keyStacks) {
-            if (!st.isEmpty()) {
-                leafStack = st.getFirst();
-            }
-        }
-        for (List<String> st : keyStacks) {
+        int leafStack = lastNonEmpty(e.stacks);
+        for (int k = 0; k < e.stacks.size(); k++) {
+            List<String> st = e.stacks.get(k);
             for (int i = st.size() - 1; i >= 0; i--) {
-                String f = st.get(i);
                 // as DTrace's includeoffset: offsets stay except on the leaf
-                boolean leaf = i == 0 && f == leafStack && st == keyStacks.get(lastNonEmpty(keyStacks));
-                stacks.push(includeOffset && !leaf ? f : withoutOffset(f));
+                boolean leaf = k == leafStack && i == 0;
+                stacks.push(includeOffset && !leaf ? st.get(i) : withoutOffset(st.get(i)));
             }
         }
         if (stacks.depth() == 0) {
