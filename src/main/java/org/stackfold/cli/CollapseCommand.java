@@ -43,7 +43,7 @@ final class CollapseCommand implements Callable<Integer> {
         try (Input in = Input.open(input)) {
             p = c.collapse(in, options(), w -> System.err.println("stackfold: warning: " + w));
         }
-        try (AtomicOutput out = AtomicOutput.open(output)) {
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             new FoldedWriter(false).write(p, out.stream());
             out.commit();
         }

@@ -40,7 +40,7 @@ final class ConvertCommand implements Callable<Integer> {
         if (!target.canWrite()) {
             throw new InputException("format " + target.name() + " cannot be written");
         }
-        try (AtomicOutput out = AtomicOutput.open(output)) {
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             target.write(p, out.stream(), opts);
             out.commit();
         }
