@@ -10,6 +10,10 @@ public interface SampleListener {
     default void threadStarted(TachyonThread thread) {
     }
 
+    /** A record of the given encoding ({@link Tachyon#REPEAT} ...) of this thread begins. */
+    default void record(TachyonThread thread, int encoding) {
+    }
+
     /**
      * The thread's stack changed; its bottom {@code kept} frames are unchanged since the last
      * call for this thread, so a listener caching a path may reuse that much of it.

@@ -62,7 +62,11 @@ public final class TachyonFile {
     private final MemorySegment samples;
     private final long samplesFileOffset;
 
-    /** The statistics block; {@code errorRate}/{@code missedSamples} are NaN where absent. */
+    /**
+     * The statistics block. {@code errorRate}/{@code missedSamples} are the stored values, meaningful
+     * only where {@link #hasErrorRate}/{@link #hasMissedSamples}; {@code size} is 56, or 32 for the
+     * legacy block without them.
+     */
     public record Stats(double duration, double sampleRate, double errorRate, double missedSamples,
                         int present, int size) {
         public boolean hasErrorRate() {
@@ -199,13 +203,10 @@ public final class TachyonFile {
         double missed = Double.NaN;
         int present = 0;
         if (statsSize >= Tachyon.STATS_SIZE) {
+            // Kept raw even where the present bit is clear, so a rewrite gives the same bytes.
             present = file.get(u32, start + 32);
-            if ((present & Tachyon.STATS_ERROR_RATE) != 0) {
-                errorRate = file.get(f64, start + 16);
-            }
-            if ((present & Tachyon.STATS_MISSED) != 0) {
-                missed = file.get(f64, start + 24);
-            }
+            errorRate = file.get(f64, start + 16);
+            missed = file.get(f64, start + 24);
         }
         boolean ok = Double.isFinite(duration) && duration >= 0 && Double.isFinite(rate) && rate >= 0
                 && ((present & Tachyon.STATS_ERROR_RATE) == 0 || (Double.isFinite(errorRate) && errorRate >= 0))

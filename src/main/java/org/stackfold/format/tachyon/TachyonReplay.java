@@ -92,6 +92,9 @@ public final class TachyonReplay {
             int enc = data.get(BYTE, pos + 12) & 0xFF;
             pos += Tachyon.RECORD_HEADER_SIZE;
             TachyonThread t = thread(tid, interp, recStart, listener);
+            if (enc <= Tachyon.POP_PUSH) {
+                listener.record(t, enc);
+            }
             switch (enc) {
                 case Tachyon.REPEAT -> repeat(t, listener);
                 case Tachyon.FULL, Tachyon.SUFFIX, Tachyon.POP_PUSH -> change(t, enc, listener);
