@@ -10,7 +10,12 @@ public final class TachyonFolded {
 
     /** Replays {@code file} and writes its folded stacks; default options give CPython's exact bytes. */
     public static void write(TachyonFile file, TachyonOptions options, OutputStream out) throws IOException {
-        TreeBuilder b = TreeBuilder.labelled(file, options);
+        if (options.naming() == TachyonOptions.Naming.RAW) {
+            options = new TachyonOptions(TachyonOptions.Naming.FUNCTION, options.perThread(), options.threads(),
+                    options.statusAll(), options.statusNone(), options.fromMicros(), options.toMicros(),
+                    options.keepInternal(), options.timeline());
+        }
+        TreeBuilder b = TreeBuilder.of(file, options);
         new TachyonReplay(file).run(b);
         CollapsedWriter.write(b.tree(), b.frames(), out);
     }

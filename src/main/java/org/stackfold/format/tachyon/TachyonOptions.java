@@ -9,7 +9,8 @@ import org.stackfold.io.InputException;
  * them from {@code --tachyon-*} options of {@code stackfold convert}).
  *
  * @param naming       frame text in folded output: {@code cpython} (default, what CPython's
- *                     {@code replay --collapsed} prints), {@code function}, {@code file}, {@code line}
+ *                     {@code replay --collapsed} prints), {@code function}, {@code file}, {@code line},
+ *                     or {@code raw} (profiles keep full frame locations)
  * @param perThread    a {@code tid:N} root frame per thread (default, as CPython) or all threads merged
  * @param threads      thread ids to keep, or null for all
  * @param statusAll    status bits a sample must all have
@@ -44,7 +45,12 @@ public record TachyonOptions(Naming naming, boolean perThread, long[] threads, i
         /** {@code file:function} with the full file name. */
         FILE,
         /** {@code file:function:line} with the full file name. */
-        LINE
+        LINE,
+        /**
+         * Profiles only: frames keep the function name as their name and everything else the file
+         * knows (file, lines, columns, opcode) as their location; folded output shows the function.
+         */
+        RAW
     }
 
     public static TachyonOptions defaults() {
@@ -57,7 +63,8 @@ public record TachyonOptions(Naming naming, boolean perThread, long[] threads, i
             case "function", "func" -> Naming.FUNCTION;
             case "file" -> Naming.FILE;
             case "line" -> Naming.LINE;
-            default -> throw new InputException("--tachyon-naming: expected cpython, function, file or line, got '"
+            case "raw" -> Naming.RAW;
+            default -> throw new InputException("--tachyon-naming: expected cpython, function, file, line or raw, got '"
                     + o.get(NAMING, "") + "'");
         };
         boolean perThread = switch (o.get(STACKS, "per-thread").toLowerCase(Locale.ROOT)) {

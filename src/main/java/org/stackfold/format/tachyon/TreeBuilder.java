@@ -13,8 +13,8 @@ import org.stackfold.model.Timeline;
  * the tree nodes of its current stack, so a changed stack costs only the frames that changed and a
  * run of repeated samples costs one addition.
  *
- * <p>Frames either keep everything the file knows ({@link #raw}: function name, file, lines,
- * columns, opcode) or become their folded text ({@link #labelled}), so that frames with the same
+ * <p>Frames either keep everything the file knows (naming {@code raw}: function name, file, lines,
+ * columns, opcode) or become their folded text (the other namings), so that frames with the same
  * text merge, as in CPython's collapsed output. Empty stacks (after dropping the profiler's own
  * frames) are not counted, as CPython's collectors do not count them.
  */
@@ -50,14 +50,12 @@ final class TreeBuilder implements SampleListener {
         }
     }
 
-    /** Frames with all their file data. */
-    static TreeBuilder raw(TachyonFile file, TachyonOptions options) {
-        return new TreeBuilder(file, options, false);
-    }
-
-    /** Frames named by their folded text ({@link TachyonOptions#naming()}). */
-    static TreeBuilder labelled(TachyonFile file, TachyonOptions options) {
-        return new TreeBuilder(file, options, true);
+    /**
+     * Frames named by their folded text ({@link TachyonOptions#naming()}), or, for
+     * {@link TachyonOptions.Naming#RAW}, frames with all their file data.
+     */
+    static TreeBuilder of(TachyonFile file, TachyonOptions options) {
+        return new TreeBuilder(file, options, options.naming() != TachyonOptions.Naming.RAW);
     }
 
     private int map(int f) {
