@@ -17,6 +17,7 @@ import org.stackfold.io.InputException;
 public final class Formats {
     private static final List<ProfileFormat> ALL = new ArrayList<>(List.of(
             new DiffFoldedFormat(),
+            new org.stackfold.format.tachyon.TachyonFormat(),
             new FoldedFormat()
             // New formats register here.
     ));
