@@ -32,9 +32,42 @@ final class ConvertCommand implements Callable<Integer> {
     @Mixin
     ReadOptions read;
 
+    // ---- Options of the JFR, speedscope and pprof formats (format.jfr / .speedscope / .pprof) ----
+    @Option(names = "--event", paramLabel = "EVENT",
+            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name.")
+    String event;
+
+    @Option(names = "--thread-frames",
+            description = "JFR, speedscope, pprof: put each sample's thread (speedscope: profile name) as its root frame.")
+    boolean threadFrames;
+
+    @Option(names = "--lines", description = "JFR, pprof: one frame per source line (name:LINE).")
+    boolean lines;
+
+    @Option(names = "--bci", description = "JFR: one frame per bytecode index (name@BCI).")
+    boolean bci;
+
+    @Option(names = "--sample-type", paramLabel = "TYPE",
+            description = "pprof: sample type to read, by name or index (default: the file's default, else the last).")
+    String sampleType;
+
+    @Option(names = "--profile", paramLabel = "NAME",
+            description = "speedscope: read only this profile (name or index); default: all, merged.")
+    String profileName;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "speedscope: the name written into the file.")
+    String fileName;
+
+    private FormatOptions addFormatOptions(FormatOptions o) {
+        return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
+                .set("sample-type", sampleType).set("profile", profileName).set("name", fileName);
+    }
+    // ---- end of JFR, speedscope and pprof options ----
+
     @Override
     public Integer call() throws Exception {
         FormatOptions opts = read.formatOptions();
+        addFormatOptions(opts);
         Profile p = ProfileLoader.loadMerged(inputs, opts, read.from);
         ProfileFormat target = Formats.forOutput(output, to, p.tree().isDifferential() ? "diff-folded" : "folded");
         if (!target.canWrite()) {
