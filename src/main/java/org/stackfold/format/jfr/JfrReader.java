@@ -134,7 +134,7 @@ public final class JfrReader {
                 if (events.weight() == JfrEvents.Weight.ALLOCATION && e.hasField("objectClass")) {
                     RecordedClass c = e.getClass("objectClass");
                     if (c != null) {
-                        stack[depth++] = classFrame.computeIfAbsent(c.getName(),
+                        stack[depth++] = classFrame.computeIfAbsent(javaName(c.getName()),
                                 n -> frames.frame(n, FrameKind.SYNTHETIC));
                     }
                 }
@@ -215,7 +215,31 @@ public final class JfrReader {
 
     private static String methodName(RecordedMethod m) {
         RecordedClass c = m.getType();
-        return c == null ? m.getName() : c.getName() + "." + m.getName();
+        return c == null ? m.getName() : javaName(c.getName()) + "." + m.getName();
+    }
+
+    /** JFR gives binary names; arrays become source form: "[J" to "long[]", "[Ljava.lang.String;" to "java.lang.String[]". */
+    static String javaName(String binary) {
+        if (binary == null || !binary.startsWith("[")) {
+            return binary;
+        }
+        int dims = 0;
+        while (dims < binary.length() && binary.charAt(dims) == '[') {
+            dims++;
+        }
+        String rest = binary.substring(dims);
+        String base = switch (rest) {
+            case "Z" -> "boolean";
+            case "B" -> "byte";
+            case "C" -> "char";
+            case "S" -> "short";
+            case "I" -> "int";
+            case "J" -> "long";
+            case "F" -> "float";
+            case "D" -> "double";
+            default -> rest.startsWith("L") && rest.endsWith(";") ? rest.substring(1, rest.length() - 1) : rest;
+        };
+        return base + "[]".repeat(dims);
     }
 
     /** For {@code stackfold info}: event types in the recording, with counts and stack-trace counts. */
