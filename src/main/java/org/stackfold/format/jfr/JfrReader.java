@@ -40,6 +40,7 @@ import org.stackfold.model.Profile;
  * don't pose as real roots.
  */
 public final class JfrReader {
+    private static final int STACK_CACHE = 1 << 20;
     private final JfrEvents events;
     private final boolean threadFrames;
     private final boolean lines;
@@ -94,6 +95,7 @@ public final class JfrReader {
         long noStack = 0;
         long truncated = 0;
         int[] stack = new int[128];
+        Map<RecordedStackTrace, int[]> stackFrames = new IdentityHashMap<>();
         try (RecordingFile file = new RecordingFile(path)) {
             while (file.hasMoreEvents()) {
                 RecordedEvent e = file.readEvent();
@@ -114,8 +116,17 @@ public final class JfrReader {
                 if (weight == 0) {
                     continue;
                 }
-                List<RecordedFrame> fs = st.getFrames();
-                int need = fs.size() + 3;
+                // The parser hands out one RecordedStackTrace object per distinct stack of a chunk, so
+                // its frames are converted once; getFrames() is the costly part of reading a recording.
+                int[] fs = stackFrames.get(st);
+                if (fs == null) {
+                    if (stackFrames.size() >= STACK_CACHE) {
+                        stackFrames.clear();
+                    }
+                    fs = frames(frames, methodNames, st, truncatedFrame);
+                    stackFrames.put(st, fs);
+                }
+                int need = fs.length + 2;
                 if (need > stack.length) {
                     stack = Arrays.copyOf(stack, Math.max(need, stack.length * 2));
                 }
@@ -126,11 +137,9 @@ public final class JfrReader {
                 }
                 if (st.isTruncated()) {
                     truncated++;
-                    stack[depth++] = truncatedFrame;
                 }
-                for (int i = fs.size() - 1; i >= 0; i--) {
-                    stack[depth++] = frame(frames, methodNames, fs.get(i));
-                }
+                System.arraycopy(fs, 0, stack, depth, fs.length);
+                depth += fs.length;
                 if (events.weight() == JfrEvents.Weight.ALLOCATION && e.hasField("objectClass")) {
                     RecordedClass c = e.getClass("objectClass");
                     if (c != null) {
@@ -162,6 +171,20 @@ public final class JfrReader {
                     + " truncated by JFR's depth limit (put under [truncated]; record with a larger stackdepth)");
         }
         return new Profile(frames, tree, List.of(events.valueType()));
+    }
+
+    /** A stack trace's frame ids, root first, under {@code [truncated]} where JFR cut it. */
+    private int[] frames(FrameTable frames, Map<RecordedMethod, String> names, RecordedStackTrace st, int truncatedFrame) {
+        List<RecordedFrame> fs = st.getFrames();
+        int extra = st.isTruncated() ? 1 : 0;
+        int[] out = new int[fs.size() + extra];
+        if (extra == 1) {
+            out[0] = truncatedFrame;
+        }
+        for (int i = fs.size() - 1, d = extra; i >= 0; i--, d++) {
+            out[d] = frame(frames, names, fs.get(i));
+        }
+        return out;
     }
 
     private static int threadFrame(FrameTable frames, Map<Long, Integer> cache, RecordedThread t) {
