@@ -77,10 +77,42 @@ final class ConvertCommand implements Callable<Integer> {
     }
     // ---- end of Tachyon options ----
 
+    // ---- Options of the JFR, speedscope and pprof formats (format.jfr / .speedscope / .pprof) ----
+    @Option(names = "--event", paramLabel = "EVENT",
+            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name.")
+    String event;
+
+    @Option(names = "--thread-frames",
+            description = "JFR, speedscope, pprof: put each sample's thread (speedscope: profile name) as its root frame.")
+    boolean threadFrames;
+
+    @Option(names = "--lines", description = "JFR, pprof: one frame per source line (name:LINE).")
+    boolean lines;
+
+    @Option(names = "--bci", description = "JFR: one frame per bytecode index (name@BCI).")
+    boolean bci;
+
+    @Option(names = "--sample-type", paramLabel = "TYPE",
+            description = "pprof: sample type to read, by name or index (default: the file's default, else the last).")
+    String sampleType;
+
+    @Option(names = "--profile", paramLabel = "NAME",
+            description = "speedscope: read only this profile (name or index); default: all, merged.")
+    String profileName;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "speedscope: the name written into the file.")
+    String fileName;
+
+    private FormatOptions addFormatOptions(FormatOptions o) {
+        return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
+                .set("sample-type", sampleType).set("profile", profileName).set("name", fileName);
+    }
+    // ---- end of JFR, speedscope and pprof options ----
+
     @Override
     public Integer call() throws Exception {
-        FormatOptions opts = tachyonOptions(read.formatOptions());
-        if (org.stackfold.format.tachyon.TachyonConvert.tryDirect(inputs, output, to, read.from, opts, null)) {
+        FormatOptions opts = addFormatOptions(tachyonOptions(read.formatOptions()));
+        if (org.stackfold.format.tachyon.TachyonConvert.tryDirect(inputs, output, to, read.from, opts, Main.stdout())) {
             return 0;
         }
         Profile p = ProfileLoader.loadMerged(inputs, opts, read.from);
