@@ -39,6 +39,12 @@ final class EventLine {
     long period;
     /** Start of what follows the event word (trace data or a single frame), or the line end. */
     int restStart;
+    /**
+     * True where stackcollapse-perf.pl sees the event and period too: its pattern wants the event
+     * word last on the line and right after a word ending in ':' (the timestamp), optionally with
+     * the period between. Without a timestamp perl neither filters the sample nor weights it.
+     */
+    boolean perlSeesEvent;
 
     /** True where b[s, e) is an event line; fields are set. */
     boolean parse(byte[] b, int s, int e) {
@@ -128,7 +134,13 @@ final class EventLine {
                 period = parsePeriod(b, ts[ev - 1], te[ev - 1]);
             }
             restStart = te[ev];
+            int before = ev - 1;
+            if (period >= 0 && before - 1 > p) {
+                before--;
+            }
+            perlSeesEvent = before >= 0 && b[te[before] - 1] == ':' && (period < 0 || before == ev - 2);
         } else {
+            perlSeesEvent = false;
             eventStart = -1;
             eventEnd = -1;
             baseEventEnd = -1;
@@ -137,6 +149,7 @@ final class EventLine {
         while (restStart < e && PerfBytes.isSpace(b[restStart])) {
             restStart++;
         }
+        perlSeesEvent &= restStart >= e;
         return true;
     }
 

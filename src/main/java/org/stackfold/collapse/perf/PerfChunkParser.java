@@ -260,7 +260,8 @@ final class PerfChunkParser implements Runnable {
         skipRemaining = false;
         depth = 0;
         lastLinePos = -1;
-        if (filter != null && ev.eventStart >= 0 && !matchesFilter(b, ev)) {
+        boolean hasEvent = ev.eventStart >= 0 && (!opt.perlCompat() || ev.perlSeesEvent);
+        if (filter != null && hasEvent && !matchesFilter(b, ev)) {
             skipping = true;
             countOtherEvent(b, ev.eventStart, ev.eventEnd);
             if (ev.restStart < e && frame.parse(b, ev.restStart, e)) {
@@ -268,7 +269,7 @@ final class PerfChunkParser implements Runnable {
             }
             return true;
         }
-        period = ev.period > 0 ? ev.period : 1;
+        period = ev.period > 0 && hasEvent ? ev.period : 1;
         pnameFrame = pname(b, ev);
         // A frame on the event line itself: perf without a callchain prints one sample per line.
         if (ev.restStart < e && frame.parse(b, ev.restStart, e)) {

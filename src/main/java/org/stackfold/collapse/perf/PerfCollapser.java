@@ -87,7 +87,7 @@ public final class PerfCollapser implements Collapser {
             warnings.accept("--context only applies with --inline; ignored");
         }
         MemorySegment data = in.bytes();
-        String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data);
+        String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
         long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
         List<PerfChunkParser> parts = new ArrayList<>();
         for (int i = 0; i + 1 < cuts.length; i++) {
@@ -154,7 +154,7 @@ public final class PerfCollapser implements Collapser {
     }
 
     /** The event of the first event line that names one, or null. Reads at most the first 64 MiB. */
-    static String firstEvent(MemorySegment data) {
+    static String firstEvent(MemorySegment data, boolean perl) {
         long size = Math.min(data.byteSize(), 64L << 20);
         EventLine ev = new EventLine();
         FrameLine fr = new FrameLine();
@@ -180,7 +180,7 @@ public final class PerfCollapser implements Collapser {
             } else if (blank) {
                 inSample = false;
             } else if (!(inSample && PerfBytes.isSpace(buf[0]) && fr.parse(buf, 0, len)) && ev.parse(buf, 0, len)) {
-                if (ev.eventStart >= 0) {
+                if (ev.eventStart >= 0 && (!perl || ev.perlSeesEvent)) {
                     return new String(buf, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8);
                 }
                 inSample = true;
