@@ -63,7 +63,10 @@ final class FrameNamer {
             re = f.funcEnd;
         }
         re = stripOffset(raw, rs, re);
-        if (re > rs && raw[rs] == '(') {
+        // Both peers drop frames starting with '(' as process-name pseudo-frames; that also drops
+        // C++ functions in an anonymous namespace, which we keep (perl mode drops them, as perl does).
+        if (re > rs && raw[rs] == '('
+                && (opt.perlCompat() || !Arrays.equals(raw, rs, Math.min(re, rs + ANON_NS.length), ANON_NS, 0, ANON_NS.length))) {
             skip = true;
             return;
         }
