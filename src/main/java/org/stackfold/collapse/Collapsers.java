@@ -8,6 +8,7 @@ import org.stackfold.io.InputException;
 public final class Collapsers {
     private static final List<Collapser> ALL = new ArrayList<>(List.of(
             // Collapsers register here.
+            new org.stackfold.collapse.perf.PerfCollapser()
     ));
 
     private Collapsers() {
