@@ -82,8 +82,51 @@ final class CollapseCommand implements Callable<Integer> {
         FormatOptions o = FormatOptions.none().set("lenient", lenient);
         // Format-specific options are added to the map here.
         perfOptions(o);
+        otherFormatOptions(o);
         return o;
     }
+
+    // ---- Options of the formats other than perf (dtrace, sample, vtune, ghcprof, bpftrace, bcc) ----
+    // Named as the peers name them (inferno-collapse-*, BCC profile); see docs/collapse.md.
+
+    @Option(names = "--includeoffset", description = "dtrace, bpftrace: keep function offsets (+0x..) except on the leaf.")
+    boolean includeOffset;
+
+    @Option(names = "--no-modules", description = "sample, vtune: leave the module (library) name out of frames.")
+    boolean noModules;
+
+    @picocli.CommandLine.ArgGroup(exclusive = true, multiplicity = "0..1")
+    GhcprofSource ghcSource;
+
+    static final class GhcprofSource {
+        @Option(names = "--time", description = "ghcprof: weigh by individual %%time, in tenths of a percent (default).")
+        boolean time;
+
+        @Option(names = "--ticks", description = "ghcprof: weigh by individual ticks (needs a +RTS -P profile).")
+        boolean ticks;
+
+        @Option(names = "--bytes", description = "ghcprof: weigh by individual bytes allocated (needs +RTS -P).")
+        boolean bytes;
+    }
+
+    @Option(names = "--annotations", description = "bcc: tag the kernel frames after a '-' delimiter (profile -d) with _[k], as profile -a does.")
+    boolean bccAnnotations;
+
+    @Option(names = "--keep-delimiter", description = "bcc: keep the '-' frame that profile -d puts between user and kernel frames.")
+    boolean bccKeepDelimiter;
+
+    @Option(names = "--dedup-kernel-leaf", description = "bcc: drop a kernel leaf frame that repeats its caller (BCC prepends the sampled IP).")
+    boolean bccDedupKernelLeaf;
+
+    private void otherFormatOptions(FormatOptions o) {
+        o.set("includeoffset", includeOffset)
+                .set("nomodules", noModules)
+                .set("source", ghcSource == null ? "time" : ghcSource.ticks ? "ticks" : ghcSource.bytes ? "bytes" : "time")
+                .set("annotations", bccAnnotations)
+                .set("keepdelimiter", bccKeepDelimiter)
+                .set("dedupkernelleaf", bccDedupKernelLeaf);
+    }
+    // ---- end of the options of the formats other than perf ----
 
     @Override
     public Integer call() throws Exception {

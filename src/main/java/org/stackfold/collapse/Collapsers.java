@@ -8,7 +8,18 @@ import org.stackfold.io.InputException;
 public final class Collapsers {
     private static final List<Collapser> ALL = new ArrayList<>(List.of(
             // Collapsers register here.
-            new org.stackfold.collapse.perf.PerfCollapser()
+            // guess tries them in this order (inferno's: dtrace, perf, sample, vtune, vsprof, xctrace, ghcprof)
+            new DtraceCollapser(),
+            new org.stackfold.collapse.perf.PerfCollapser(),
+            new SampleCollapser(),
+            new VtuneCollapser(),
+            new VsprofCollapser(),
+            new GhcprofCollapser(),
+            new XctraceCollapser(),
+            new BpftraceCollapser(),
+            new BccCollapser(),
+            new RecursiveCollapser(),
+            new GuessCollapser()
     ));
 
     private Collapsers() {

@@ -1,0 +1,69 @@
+package org.stackfold.collapse;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.util.function.Consumer;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.io.Input;
+import org.stackfold.io.InputException;
+import org.stackfold.model.Profile;
+
+/**
+ * {@code collapse guess}: reads the first {@value #HEAD} bytes, asks every registered collapser's
+ * {@link Collapser#detect} in registry order ({@link Collapsers#all()}; inferno's order is perf,
+ * dtrace, sample, vtune, vsprof, ghcprof, xctrace) and collapses with the first that says yes,
+ * passing the options on. No match is an error ("no applicable collapse implementation found"),
+ * where inferno logs that and writes nothing.
+ *
+ * <p>A file is read again from its start by the chosen collapser; standard input is not read
+ * twice: the head is put back in front of the rest of the stream.
+ */
+public final class GuessCollapser implements Collapser {
+    /** Enough for every detector: the formats announce themselves in their first few lines. */
+    static final int HEAD = 1 << 20;
+
+    @Override
+    public String name() {
+        return "guess";
+    }
+
+    /** The collapser that would be chosen for this head, or null. */
+    public static Collapser choose(byte[] head, int length) {
+        int usable = length;
+        for (Collapser c : Collapsers.all()) {
+            if (!(c instanceof GuessCollapser) && c.detect(head, usable)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Profile collapse(Input in, FormatOptions options, Consumer<String> warnings) throws IOException {
+        InputStream s = in.stream();
+        byte[] head;
+        try {
+            head = s.readNBytes(HEAD);
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
+        Collapser chosen = choose(head, head.length);
+        if (chosen == null) {
+            s.close();
+            throw new InputException(in.name() + ": no applicable collapse implementation found for the input "
+                    + "(tried " + String.join(", ", Collapsers.all().stream()
+                    .filter(c -> !(c instanceof GuessCollapser)).map(Collapser::name).toList())
+                    + "); name the format: stackfold collapse FORMAT");
+        }
+        if (in.path() != null) {
+            s.close();
+            return chosen.collapse(in, options, warnings);
+        }
+        try (Input rest = Input.open("-", new SequenceInputStream(new ByteArrayInputStream(head), s))) {
+            return chosen.collapse(rest, options, warnings);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package org.stackfold.collapse;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Reads an input line by line on bytes, for the collapsers. A line is the bytes up to {@code \n}
+ * (excluded); the last line may lack it. {@link #start()}/{@link #end()} index {@link #buffer()}
+ * and are valid until the next {@link #next()}. Line numbers count from 1.
+ *
+ * <p>{@link #latin1()} gives the line as a String with one char per byte: the text formats that
+ * collapsers read are ASCII in every byte that matters (delimiters, digits, indentation), and a
+ * Latin-1 string keeps every other byte as it came, so names survive invalid UTF-8 untouched and
+ * {@link Stacks} turns them back into the same bytes. It costs one array copy.
+ */
+public final class LineReader implements AutoCloseable {
+    private final InputStream in;
+    private byte[] buf = new byte[1 << 16];
+    private int pos;   // start of unread data
+    private int limit; // end of data in buf
+    private boolean eof;
+    private int start;
+    private int end;
+    private long line;
+
+    public LineReader(InputStream in) {
+        this.in = in;
+    }
+
+    /** Advances to the next line; false at the end of input. */
+    public boolean next() throws IOException {
+        while (true) {
+            for (int i = pos; i < limit; i++) {
+                if (buf[i] == '\n') {
+                    start = pos;
+                    end = i;
+                    pos = i + 1;
+                    line++;
+                    return true;
+                }
+            }
+            if (eof) {
+                if (pos < limit) {
+                    start = pos;
+                    end = limit;
+                    pos = limit;
+                    line++;
+                    return true;
+                }
+                return false;
+            }
+            fill();
+        }
+    }
+
+    private void fill() throws IOException {
+        if (pos > 0) {
+            System.arraycopy(buf, pos, buf, 0, limit - pos);
+            limit -= pos;
+            pos = 0;
+        }
+        if (limit == buf.length) {
+            buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
+        }
+        int n = in.read(buf, limit, buf.length - limit);
+        if (n < 0) {
+            eof = true;
+        } else {
+            limit += n;
+        }
+    }
+
+    public byte[] buffer() {
+        return buf;
+    }
+
+    public int start() {
+        return start;
+    }
+
+    public int end() {
+        return end;
+    }
+
+    /** The current line's number, from 1. */
+    public long lineNumber() {
+        return line;
+    }
+
+    /** The current line, one char per byte. */
+    public String latin1() {
+        return new String(buf, start, end - start, StandardCharsets.ISO_8859_1);
+    }
+
+    /** The current line decoded as UTF-8 (malformed bytes become U+FFFD). */
+    public String utf8() {
+        return new String(buf, start, end - start, StandardCharsets.UTF_8);
+    }
+
+    /** True where the line, trimmed of ASCII whitespace, is empty. */
+    public boolean isBlank() {
+        for (int i = start; i < end; i++) {
+            if (!Text.isSpace(buf[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}
