@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
                 InfoCommand.class,
                 ConvertCommand.class,
                 CollapseCommand.class,
+                FlamegraphCommand.class,
                 CommandLine.HelpCommand.class
         },
         footer = {"", "Inputs may be gzip-compressed and may be '-' for standard input.",
