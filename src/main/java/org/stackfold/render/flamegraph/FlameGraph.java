@@ -33,7 +33,7 @@ public final class FlameGraph {
         o.validate();
         CallTree tree = profile.tree();
         if (!o.base.isEmpty()) {
-            tree = StackTransforms.base(tree, profile.frames(), new HashSet<>(o.base));
+            tree = StackTransforms.base(tree, profile.frames(), new HashSet<>(o.base), o.inferno());
         }
         if (o.reverse) {
             tree = StackTransforms.reverse(tree);

@@ -33,9 +33,10 @@ final class StackTransforms {
 
     /**
      * inferno's {@code --base}: keep only stacks through one of the symbols, cut so the deepest such
-     * frame becomes the root.
+     * frame becomes the root. With {@code infernoQuirks}, as inferno matches: the leaf never counts
+     * (inferno compares it with the count still attached) and a match at the root drops the stack.
      */
-    static CallTree base(CallTree t, FrameTable frames, Set<String> symbols) {
+    static CallTree base(CallTree t, FrameTable frames, Set<String> symbols, boolean infernoQuirks) {
         boolean[] isBase = new boolean[frames.size()];
         for (int f = 0; f < frames.size(); f++) {
             isBase[f] = symbols.contains(frames.name(f));
@@ -56,13 +57,13 @@ final class StackTransforms {
                 buf[--k] = t.frame(m);
             }
             int cut = -1;
-            for (int i = d - 1; i >= 0; i--) {
+            for (int i = infernoQuirks ? d - 2 : d - 1; i >= 0; i--) {
                 if (isBase[buf[i]]) {
                     cut = i;
                     break;
                 }
             }
-            if (cut >= 0) {
+            if (cut > 0 || (cut == 0 && !infernoQuirks)) {
                 addSelf(t, n, out, out.path(buf, cut, d));
             }
         }

@@ -234,7 +234,9 @@ final class SvgWriter {
             sb.append("\" y=\"");
             num(3 + (y1 + y2) / 2);
             sb.append("\">");
-            label(name, f < 0, (x2 - x1) / glyph);
+            // inferno measures the label room against the full image width, not the frames' width.
+            double room = o.inferno() ? (double) widthS / l.timeMax * o.width / glyph : (x2 - x1) / glyph;
+            label(name, f < 0, room);
             sb.append("</text>\n").append(link ? "</a>\n" : "</g>\n");
             if (sb.length() > FLUSH_AT) {
                 flush(false);

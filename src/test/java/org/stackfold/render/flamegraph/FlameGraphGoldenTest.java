@@ -33,7 +33,13 @@ class FlameGraphGoldenTest {
 
     private static final String DIFF = "inferno__flamegraph__differential__perf-cycles-instructions-01-collapsed-all-diff.txt";
     private static final String VERTX = "fg__test__results__perf-vertx-stacks-01-collapsed-all.txt";
+    private static final String UNSORTED_NAME = "inferno__flamegraph__unsorted-input__perf-vertx-stacks-01-collapsed-all-unsorted.txt";
     private static final String UNSORTED = "inferno__flamegraph__unsorted-input__perf-vertx-stacks-01-collapsed-all-unsorted.txt";
+    // inferno's expected SVGs were made from older FlameGraph results that still had their final sample
+    // (see resources README): the unsorted copy has the same lines as that older vertx file, and the java
+    // file is rebuilt by appending the one dropped sample.
+    private static final String VERTX_OLD = UNSORTED_NAME;
+    private static final String JAVA_OLD = "reconstructed__perf-java-stacks-01-collapsed-all-with-final-sample.txt";
     private static final String CYCLES = "fg__test__results__perf-cycles-instructions-01-collapsed-all.txt";
     private static final String ASYNC = "inferno__flamegraph__colors__async-profiler-collapsed-part.txt";
 
@@ -41,24 +47,24 @@ class FlameGraphGoldenTest {
         List<Case> c = new ArrayList<>();
         // inferno (expected SVGs from its test suite)
         c.add(inf("fg-colors-deterministic", ASYNC, "colors__deterministic.svg", true, "--deterministic"));
-        c.add(inf("fg-colors-java", "fg__test__results__perf-java-stacks-01-collapsed-all.txt", "colors__java.svg", true,
+        c.add(inf("fg-colors-java", JAVA_OLD, "colors__java.svg", true,
                 "--colors", "java", "--bgcolors", "blue", "--hash"));
         c.add(inf("fg-colors-java-async-profiler", ASYNC, "colors__async-profiler-java.svg", true, "--colors", "java", "--hash"));
         c.add(inf("fg-differential", DIFF, "differential__diff.svg", true));
-        c.add(inf("fg-colordiffusion", VERTX, "options__colordiffusion.svg", true, "--colordiffusion"));
+        c.add(inf("fg-colordiffusion", VERTX_OLD, "options__colordiffusion.svg", true, "--colordiffusion"));
         c.add(inf("fg-nameattr", CYCLES, "nameattr__nameattr.svg", true, "--hash", "--nameattr",
                 "@inferno/inputs/inferno__flamegraph__nameattr__nameattr.txt"));
         c.add(inf("fg-nameattr-empty-first-line", CYCLES, "nameattr__nameattr.svg", true, "--hash", "--nameattr",
                 "@inferno/inputs/inferno__flamegraph__nameattr__nameattr_empty_first_line.txt"));
-        c.add(inf("fg-palette-map", VERTX, "palette-map__consistent-palette.svg", true, "--hash", "--palette-file",
+        c.add(inf("fg-palette-map", VERTX_OLD, "palette-map__consistent-palette.svg", true, "--hash", "--palette-file",
                 "%palette.map"));
-        c.add(inf("fg-vertx-sorted", VERTX, "perf-vertx-stacks__perf-vertx-stacks-01-collapsed-all.svg", true, "--hash"));
+        c.add(inf("fg-vertx-sorted", VERTX_OLD, "perf-vertx-stacks__perf-vertx-stacks-01-collapsed-all.svg", true, "--hash"));
         c.add(inf("fg-vertx-unsorted", UNSORTED, "perf-vertx-stacks__perf-vertx-stacks-01-collapsed-all.svg", true, "--hash"));
         c.add(inf("fg-vertx-reversed", UNSORTED, "perf-vertx-stacks__perf-vertx-stacks-01-collapsed-all-reversed-stacks.svg",
                 true, "--hash", "--reverse"));
         c.add(inf("fg-fractional-reversed", "inferno__flamegraph__fractional-samples__fractional.txt",
                 "fractional-samples__fractional-reversed.svg", true, "--hash", "--reverse"));
-        c.add(inf("fg-inverted", VERTX, "inverted__inverted.svg", true, "--hash", "--inverted"));
+        c.add(inf("fg-inverted", VERTX_OLD, "inverted__inverted.svg", true, "--hash", "--inverted"));
         c.add(inf("fg-grey-frames", "inferno__flamegraph__grey-frames__grey-frames.txt", "grey-frames__grey-frames.svg", true,
                 "--hash"));
         c.add(inf("fg-default", DIFF, "options__default.svg", true));
@@ -137,14 +143,27 @@ class FlameGraphGoldenTest {
         StringWriter err = new StringWriter();
         int rc = Main.run(args.toArray(String[]::new), new PrintWriter(new StringWriter()), new PrintWriter(err));
         assertThat(rc).as(err.toString()).isZero();
-        SvgFrames.Parsed want = SvgFrames.parse(Files.readAllBytes(resource(c.expected())));
+        SvgFrames.Parsed want = SvgFrames.parse(expectedBytes(c));
         SvgFrames.Parsed got = SvgFrames.parse(Files.readAllBytes(out));
         compare(c, want, got);
     }
 
+    /**
+     * flamegraph.pl writes --title and --subtitle unescaped, so its labels.svg is not well-formed XML;
+     * escape those two texts before parsing (we escape them, which is the point of the case).
+     */
+    private static byte[] expectedBytes(Case c) throws Exception {
+        String s = Files.readString(resource(c.expected()));
+        if (c.id().equals("perl-labels")) {
+            s = s.replace(">Test <Title></text>", ">Test &lt;Title&gt;</text>").replace(">Sub & title</text>",
+                    ">Sub &amp; title</text>");
+        }
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     static void compare(Case c, SvgFrames.Parsed want, SvgFrames.Parsed got) {
-        assertThat(got.svgHeight()).as("svg height").isEqualTo(want.svgHeight());
-        assertThat(got.frames()).as("number of frames").hasSameSizeAs(want.frames());
+        assertThat(got.svgHeight()).as(c.id() + ": svg height").isEqualTo(want.svgHeight());
+        assertThat(got.frames().size()).as(c.id() + ": number of frames").isEqualTo(want.frames().size());
         List<SvgFrames.Frame> mine = new ArrayList<>(got.frames());
         mine.sort(Comparator.comparingDouble(SvgFrames.Frame::y).thenComparingDouble(SvgFrames.Frame::x));
         List<String> problems = new ArrayList<>();
@@ -161,8 +180,11 @@ class FlameGraphGoldenTest {
                 continue;
             }
             String where = "frame " + w.title() + " at " + w.x() + "," + w.y() + ": ";
+            // Known difference: a frame named " " (line "...; 3") keeps its space in flamegraph.pl (its regex
+            // takes one whitespace before the count); we trim the stack as inferno does, so it is "".
+            boolean blankName = c.tool().equals("perl") && w.name() != null && !w.name().isEmpty() && w.name().isBlank();
             if (w.name() != null) {
-                check(problems, where + "name", g.name(), w.name());
+                check(problems, where + "name", g.name(), blankName ? "" : w.name());
                 check(problems, where + "count", g.count(), w.count());
                 check(problems, where + "unit", g.unit(), w.unit());
                 check(problems, where + "percent", g.pct(), w.pct());
@@ -174,7 +196,7 @@ class FlameGraphGoldenTest {
                 problems.add(where + "width " + g.width() + " != " + w.width());
             }
             check(problems, where + "height", g.height(), w.height());
-            if (c.colours()) {
+            if (c.colours() && !blankName) {
                 check(problems, where + "fill", g.fill(), w.fill());
             }
             check(problems, where + "label", g.text(), w.text());
