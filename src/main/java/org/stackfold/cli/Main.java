@@ -29,6 +29,7 @@ import picocli.CommandLine.Command;
                 InfoCommand.class,
                 ConvertCommand.class,
                 CollapseCommand.class,
+                FlamegraphCommand.class,
                 DemoCommand.class,
                 CommandLine.HelpCommand.class
         },
