@@ -151,7 +151,7 @@ final class FlamegraphCommand implements Callable<Integer> {
         if (flameChart && ins.size() != 1) {
             throw new InputException("--flamechart reads one input (its order is the time axis)");
         }
-        try (AtomicOutput out = AtomicOutput.open(output)) {
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             try {
                 if (flameChart) {
                     try (Input in = Input.open(ins.getFirst())) {

@@ -116,7 +116,8 @@ public final class SpeedscopeWriter {
         // Depth-first order with sorted siblings: stable output for the same profile.
         int[] order = new int[tree.size()];
         int[] count = new int[1];
-        tree.walk(tree.children(profile.frames()), (node, depth) -> {
+        tree.sortChildren(profile.frames());
+        tree.walk((node, depth) -> {
             if (tree.self(node, column) != 0) {
                 order[count[0]++] = node;
             }
