@@ -6,7 +6,10 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.stackfold.analysis.TopFunctions;
 import org.stackfold.format.folded.FoldedReader;
+import org.stackfold.io.AtomicOutput;
 import org.stackfold.io.Input;
+import org.stackfold.render.flamegraph.FlameGraph;
+import org.stackfold.render.flamegraph.FlameGraphOptions;
 import org.stackfold.model.Profile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,6 +43,17 @@ final class DemoCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "Example profile: %d samples, %d functions. Top 10 by self samples:%n%n",
                 table.samples(), table.rows().size());
         TopCommand.print(out, table, TopFunctions.Sort.SELF, 10);
+        FlameGraphOptions options = new FlameGraphOptions();
+        options.palette = org.stackfold.render.flamegraph.Palette.JAVA;
+        options.title = "Flame Graph: bundled example (Vert.x under perf)";
+        try (AtomicOutput svg = AtomicOutput.open(output, Main.stdout())) {
+            FlameGraph.render(p, options, svg.stream(), w -> { });
+            svg.commit();
+        }
+        if (!"-".equals(output)) {
+            out.printf(Locale.ROOT, "%nFlame graph written to %s: open it in a browser, click a frame to zoom,"
+                    + " Ctrl-F to search.%n", output);
+        }
         return 0;
     }
 }
