@@ -34,7 +34,7 @@ public final class TopFunctions {
         // a node adds its subtree total to a name only where it is the name's outermost occurrence.
         long[] totals = t.totals(column);
         int[] onStack = new int[names];
-        t.walk(t.children(null), new CallTree.Visitor() {
+        t.walk(new CallTree.Visitor() {
             @Override
             public void enter(int node, int depth) {
                 int name = frames.nameId(t.frame(node));

@@ -30,9 +30,58 @@ final class CollapseCommand implements Callable<Integer> {
     @Option(names = "--lenient", description = "Skip lines that cannot be parsed and say how many.")
     boolean lenient;
 
+    // ---- collapse perf (stackcollapse-perf.pl / inferno-collapse-perf options) ----------------
+    @Option(names = "--pid", description = "perf: root frame is comm-PID.")
+    boolean perfPid;
+
+    @Option(names = "--tid", description = "perf: root frame is comm-PID/TID.")
+    boolean perfTid;
+
+    @Option(names = "--kernel", description = "perf: append _[k] to kernel frames.")
+    boolean perfKernel;
+
+    @Option(names = "--jit", description = "perf: append _[j] to JIT frames (perf-PID.map, jitted-*.so).")
+    boolean perfJit;
+
+    @Option(names = "--all", description = "perf: --kernel and --jit.")
+    boolean perfAll;
+
+    @Option(names = "--addrs", description = "perf: unresolved symbols show their address: [module <addr>].")
+    boolean perfAddrs;
+
+    @Option(names = "--event-filter", paramLabel = "EVENT",
+            description = "perf: count only this event (default: the first event in the input).")
+    String perfEventFilter;
+
+    @Option(names = "--skip-after", paramLabel = "FUNC",
+            description = "perf: drop the callers of the first frame named FUNC, and the process root (repeatable).")
+    java.util.List<String> perfSkipAfter = new java.util.ArrayList<>();
+
+    @Option(names = "--inline", description = "perf: accepted for compatibility; no symbolizer yet, frames stay as printed.")
+    boolean perfInline;
+
+    @Option(names = "--context", description = "perf: with --inline, source context (accepted, no effect yet).")
+    boolean perfContext;
+
+    @Option(names = "--srcline", description = "perf: input is 'perf script -F+srcline'; add file:line to frames.")
+    boolean perfSrcline;
+
+    @Option(names = "--perl-compat",
+            description = "perf: names exactly as stackcollapse-perf.pl makes them (quotes deleted, perl's argument stripping).")
+    boolean perfPerlCompat;
+
+    private void perfOptions(FormatOptions o) {
+        o.set("pid", perfPid).set("tid", perfTid).set("kernel", perfKernel).set("jit", perfJit)
+                .set("all", perfAll).set("addrs", perfAddrs).set("event-filter", perfEventFilter)
+                .set("skip-after", String.join("\n", perfSkipAfter)).set("inline", perfInline)
+                .set("context", perfContext).set("srcline", perfSrcline).set("perl-compat", perfPerlCompat);
+    }
+    // ---- end collapse perf ----------------------------------------------------------------------
+
     FormatOptions options() {
         FormatOptions o = FormatOptions.none().set("lenient", lenient);
         // Format-specific options are added to the map here.
+        perfOptions(o);
         otherFormatOptions(o);
         return o;
     }
@@ -86,7 +135,7 @@ final class CollapseCommand implements Callable<Integer> {
         try (Input in = Input.open(input)) {
             p = c.collapse(in, options(), w -> System.err.println("stackfold: warning: " + w));
         }
-        try (AtomicOutput out = AtomicOutput.open(output)) {
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             new FoldedWriter(false).write(p, out.stream());
             out.commit();
         }

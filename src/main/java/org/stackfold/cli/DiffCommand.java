@@ -41,7 +41,7 @@ final class DiffCommand implements Callable<Integer> {
         Profile a = ProfileLoader.load(before, read.formatOptions(), read.from);
         Profile b = ProfileLoader.load(after, read.formatOptions(), read.from);
         Profile diff = Diff.of(lastColumn(a), lastColumn(b), normalize, stripHex);
-        try (AtomicOutput out = AtomicOutput.open(output)) {
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             new FoldedWriter(true).write(diff, out.stream());
             out.commit();
         }

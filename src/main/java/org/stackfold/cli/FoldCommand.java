@@ -30,7 +30,7 @@ final class FoldCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Profile p = ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from);
-        try (AtomicOutput out = AtomicOutput.open(output)) {
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             new FoldedWriter(p.tree().isDifferential()).write(p, out.stream());
             out.commit();
         }

@@ -32,7 +32,15 @@ final class InfoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        // Collected first and printed at the end, so that an error leaves no half report.
+        java.io.StringWriter report = new java.io.StringWriter();
+        int code = report(new PrintWriter(report));
+        spec.commandLine().getOut().print(report);
+        spec.commandLine().getOut().flush();
+        return code;
+    }
+
+    private int report(PrintWriter out) throws Exception {
         FormatOptions opts = read.formatOptions();
         try (Input in = Input.open(input)) {
             ProfileFormat f = Formats.forInput(in, read.from);

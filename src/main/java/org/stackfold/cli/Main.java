@@ -1,6 +1,13 @@
 package org.stackfold.cli;
 
+import java.io.ByteArrayOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import org.stackfold.io.InputException;
@@ -22,6 +29,8 @@ import picocli.CommandLine.Command;
                 InfoCommand.class,
                 ConvertCommand.class,
                 CollapseCommand.class,
+                FlamegraphCommand.class,
+                DemoCommand.class,
                 CommandLine.HelpCommand.class
         },
         footer = {"", "Inputs may be gzip-compressed and may be '-' for standard input.",
@@ -36,15 +45,43 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+        int code = run(args, out, new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
+        out.flush();
+        System.exit(out.checkError() ? 1 : code);
+    }
+
+    /** Where commands write results to standard output: the process's, or a test's. */
+    private static final ThreadLocal<OutputStream> STDOUT = ThreadLocal.withInitial(() -> System.out);
+
+    static OutputStream stdout() {
+        return STDOUT.get();
     }
 
     /** Runs the CLI with the given streams; returns the exit code. Tests call this. */
-    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+    public static int run(String[] args, OutputStream out, PrintWriter err) {
         CommandLine cl = commandLine();
-        cl.setOut(out);
+        PrintWriter text = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
+        cl.setOut(text);
         cl.setErr(err);
-        return cl.execute(args);
+        STDOUT.set(out);
+        try {
+            return cl.execute(args);
+        } finally {
+            text.flush();
+            STDOUT.remove();
+        }
+    }
+
+    /** As {@link #run(String[], OutputStream, PrintWriter)}, with binary output decoded as UTF-8 text. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try {
+            return run(args, bytes, err);
+        } finally {
+            out.print(bytes.toString(StandardCharsets.UTF_8));
+            out.flush();
+        }
     }
 
     public static CommandLine commandLine() {

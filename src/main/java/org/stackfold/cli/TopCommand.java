@@ -37,7 +37,11 @@ final class TopCommand implements Callable<Integer> {
         Profile p = ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from);
         int column = p.tree().weights() - 1;
         TopFunctions.Table table = TopFunctions.of(p, column);
-        PrintWriter out = spec.commandLine().getOut();
+        print(spec.commandLine().getOut(), table, sort, limit);
+        return 0;
+    }
+
+    static void print(PrintWriter out, TopFunctions.Table table, TopFunctions.Sort sort, int limit) {
         long total = table.samples();
         out.printf(Locale.ROOT, "%12s %7s %12s %7s  %s%n", "SELF", "SELF%", "TOTAL", "TOTAL%", "FUNCTION");
         for (TopFunctions.Row r : TopFunctions.sorted(table, sort, limit)) {
@@ -45,7 +49,6 @@ final class TopCommand implements Callable<Integer> {
                     pct(r.total(), total), r.name());
         }
         out.printf(Locale.ROOT, "%d samples, %d functions%n", total, table.rows().size());
-        return 0;
     }
 
     private static double pct(long part, long total) {

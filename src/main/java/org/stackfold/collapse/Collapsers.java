@@ -8,8 +8,9 @@ import org.stackfold.io.InputException;
 public final class Collapsers {
     private static final List<Collapser> ALL = new ArrayList<>(List.of(
             // Collapsers register here.
-            // -- collapse-other: formats other than perf (guess tries them in this order) --
+            // guess tries them in this order (inferno's: dtrace, perf, sample, vtune, vsprof, xctrace, ghcprof)
             new DtraceCollapser(),
+            new org.stackfold.collapse.perf.PerfCollapser(),
             new SampleCollapser(),
             new VtuneCollapser(),
             new VsprofCollapser(),

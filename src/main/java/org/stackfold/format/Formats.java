@@ -16,7 +16,11 @@ import org.stackfold.io.InputException;
  */
 public final class Formats {
     private static final List<ProfileFormat> ALL = new ArrayList<>(List.of(
+            new org.stackfold.format.jfr.JfrFormat(),
+            new org.stackfold.format.pprof.PprofFormat(),
+            new org.stackfold.format.speedscope.SpeedscopeFormat(),
             new DiffFoldedFormat(),
+            new org.stackfold.format.tachyon.TachyonFormat(),
             new FoldedFormat()
             // New formats register here.
     ));

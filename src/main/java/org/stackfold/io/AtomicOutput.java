@@ -48,6 +48,13 @@ public final class AtomicOutput implements AutoCloseable {
             throw new InputException(name + ": directory " + dir + " does not exist");
         }
         Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        // A temporary file is private (0600); the result gets the target's mode, or rw-r--r--.
+        try {
+            Files.setPosixFilePermissions(temp, Files.exists(target) ? Files.getPosixFilePermissions(target)
+                    : java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        } catch (UnsupportedOperationException ignored) {
+            // not a POSIX file system: keep what it gave
+        }
         return new AtomicOutput(target, temp, new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16));
     }
 

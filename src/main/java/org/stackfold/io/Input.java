@@ -27,8 +27,12 @@ public final class Input implements AutoCloseable {
     private final String name;
     private final Path path;
     private final boolean gzip;
+    /** Streams up to this size are read into the heap; larger ones are spilled to a file and mapped. */
+    private static final int IN_MEMORY_LIMIT = 64 << 20;
+
     private InputStream stdin;
     private Arena arena;
+    private Path spill;
 
     private Input(String name, Path path, boolean gzip, InputStream stdin) {
         this.name = name;
@@ -119,18 +123,31 @@ public final class Input implements AutoCloseable {
             arena = Arena.ofShared();
         }
         if (isMappable()) {
-            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-                long size = ch.size();
-                if (size == 0) {
-                    return MemorySegment.ofArray(new byte[0]);
-                }
-                return ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            }
+            return map(path);
         }
+        // A stream (stdin, gzip): small ones are read into memory; a large one is spilled to a
+        // temporary file and mapped, so the heap never has to hold a whole profile.
         try (InputStream in = stream()) {
-            return MemorySegment.ofArray(in.readAllBytes());
-        } catch (OutOfMemoryError e) {
-            throw new InputException(name + ": too large to read into memory; decompress it to a file first");
+            byte[] head = in.readNBytes(IN_MEMORY_LIMIT);
+            if (head.length < IN_MEMORY_LIMIT) {
+                return MemorySegment.ofArray(head);
+            }
+            spill = Files.createTempFile("stackfold-", ".input");
+            try (var out = Files.newOutputStream(spill)) {
+                out.write(head);
+                in.transferTo(out);
+            }
+            return map(spill);
+        }
+    }
+
+    private MemorySegment map(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size == 0) {
+                return MemorySegment.ofArray(new byte[0]);
+            }
+            return ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
         }
     }
 
@@ -139,6 +156,14 @@ public final class Input implements AutoCloseable {
         if (arena != null) {
             arena.close();
             arena = null;
+        }
+        if (spill != null) {
+            try {
+                Files.deleteIfExists(spill);
+            } catch (IOException ignored) {
+                // a leftover in the temporary directory is harmless
+            }
+            spill = null;
         }
     }
 }

@@ -9,9 +9,11 @@ import java.util.Arrays;
  * parents before children and walking downwards children before parents: totals and most
  * transforms are one linear pass.
  *
- * <p>Child lookup by (parent, frame) goes through one open-addressing table of node ids for the
- * whole tree. Columns are paged so that growing a tree of tens of millions of nodes never copies
- * it (about 16 bytes a node plus 4 to 8 for the lookup table; 50M nodes fit in about 1.2 GiB).
+ * <p>Children are linked lists (first child, next sibling), so building a tree from sorted stacks
+ * touches only the memory of the nodes it creates; the children of a node with many of them are
+ * also entered in one open-addressing table keyed by (parent, frame), so no lookup walks a long
+ * list. Columns are paged so that growing a tree of tens of millions of nodes never copies it
+ * (25 bytes a node, plus the table for the few nodes with many children: 50M nodes in about 1.3 GiB).
  *
  * <p>A differential profile has two weight columns ({@code weights() == 2}): column 0 is the
  * "before" profile, column 1 the "after" one.
@@ -22,13 +24,25 @@ public final class CallTree {
     private static final int PAGE = 1 << PAGE_BITS;
     private static final int PAGE_MASK = PAGE - 1;
 
+    /** A node with this many children has them indexed in the hash table; fewer are found by a list walk. */
+    private static final int INDEXED = 8;
+
     private final int weights;
     private int[][] parentPages = new int[16][];
     private int[][] framePages = new int[16][];
     private long[][][] selfPages;
+    // Children as linked lists: the first child, and each node's next sibling; 0 ends a list (the root
+    // is nobody's child). The count saturates at INDEXED, from where lookups go through the table.
+    private int[][] firstChildPages = new int[16][];
+    private int[][] nextSiblingPages = new int[16][];
+    private byte[][] childCountPages = new byte[16][];
     private int size;
-    private int[] table = new int[1 << 12]; // node id; 0 = empty (the root is never a child)
+    private int indexedEntries;
+    // Entries: the 32-bit hash of (parent, frame) above the node id; 0 = empty (the root is never a
+    // child). Probing compares hashes held in the table itself, so a miss costs no read of the columns.
+    private long[] table = new long[1 << 12];
     private int mask = table.length - 1;
+    private int threshold = loadLimit(table.length);
 
     public CallTree() {
         this(1);
@@ -94,39 +108,88 @@ public final class CallTree {
         return (int) (k >>> 32) ^ (int) k;
     }
 
+    public int firstChild(int node) {
+        return firstChildPages[node >>> PAGE_BITS][node & PAGE_MASK];
+    }
+
+    /** The next sibling, or 0 at the end of the list. */
+    public int nextSibling(int node) {
+        return nextSiblingPages[node >>> PAGE_BITS][node & PAGE_MASK];
+    }
+
+    private int childCount(int node) {
+        return childCountPages[node >>> PAGE_BITS][node & PAGE_MASK];
+    }
+
     /** The child of {@code parent} for {@code frame}, created (with zero counts) if absent. */
     public int child(int parent, int frame) {
-        int slot = hash(parent, frame) & mask;
-        int[] t = table;
-        while (true) {
-            int n = t[slot];
-            if (n == 0) {
-                int created = append(parent, frame);
-                t[slot] = created;
-                if (size > (mask >>> 1) + (mask >>> 3)) { // load above ~0.62
-                    rehash();
+        int found = find(parent, frame);
+        return found >= 0 ? found : newChild(parent, frame);
+    }
+
+    /**
+     * A new child of {@code parent} for {@code frame}, for a caller that knows there is none yet
+     * (say, the parent was itself created a moment ago).
+     */
+    public int newChild(int parent, int frame) {
+        int created = append(parent, frame);
+        int pp = parent >>> PAGE_BITS;
+        int pi = parent & PAGE_MASK;
+        nextSiblingPages[created >>> PAGE_BITS][created & PAGE_MASK] = firstChildPages[pp][pi];
+        firstChildPages[pp][pi] = created;
+        byte[] counts = childCountPages[pp];
+        int count = counts[pi];
+        if (count < INDEXED) {
+            counts[pi] = (byte) ++count;
+            if (count == INDEXED) {
+                for (int c = firstChild(parent); c != 0; c = nextSibling(c)) {
+                    index(parent, frame(c), c);
                 }
-                return created;
             }
-            if (frame(n) == frame && parent(n) == parent) {
-                return n;
-            }
-            slot = (slot + 1) & mask;
+        } else {
+            index(parent, frame, created);
         }
+        return created;
     }
 
     /** The child of {@code parent} for {@code frame}, or -1. */
     public int find(int parent, int frame) {
-        int slot = hash(parent, frame) & mask;
+        if (childCount(parent) < INDEXED) {
+            for (int c = firstChild(parent); c != 0; c = nextSibling(c)) {
+                if (frame(c) == frame) {
+                    return c;
+                }
+            }
+            return -1;
+        }
+        int h = hash(parent, frame);
+        long[] t = table;
+        int m = mask;
+        int slot = h & m;
         while (true) {
-            int n = table[slot];
-            if (n == 0) {
+            long e = t[slot];
+            if (e == 0) {
                 return -1;
             }
-            if (frame(n) == frame && parent(n) == parent) {
-                return n;
+            if ((int) (e >>> 32) == h) {
+                int n = (int) e;
+                if (frame(n) == frame && parent(n) == parent) {
+                    return n;
+                }
             }
+            slot = (slot + 1) & m;
+        }
+    }
+
+    private void index(int parent, int frame, int node) {
+        int h = hash(parent, frame);
+        int slot = h & mask;
+        while (table[slot] != 0) {
             slot = (slot + 1) & mask;
+        }
+        table[slot] = ((long) h << 32) | node;
+        if (++indexedEntries > threshold) {
+            rehash();
         }
     }
 
@@ -147,6 +210,9 @@ public final class CallTree {
                 int cap = p * 2;
                 parentPages = Arrays.copyOf(parentPages, cap);
                 framePages = Arrays.copyOf(framePages, cap);
+                firstChildPages = Arrays.copyOf(firstChildPages, cap);
+                nextSiblingPages = Arrays.copyOf(nextSiblingPages, cap);
+                childCountPages = Arrays.copyOf(childCountPages, cap);
                 for (int c = 0; c < weights; c++) {
                     selfPages[c] = Arrays.copyOf(selfPages[c], cap);
                 }
@@ -155,6 +221,9 @@ public final class CallTree {
             int len = p == 0 ? 1 << 10 : PAGE;
             parentPages[p] = new int[len];
             framePages[p] = new int[len];
+            firstChildPages[p] = new int[len];
+            nextSiblingPages[p] = new int[len];
+            childCountPages[p] = new byte[len];
             for (int c = 0; c < weights; c++) {
                 selfPages[c][p] = new long[len];
             }
@@ -162,6 +231,9 @@ public final class CallTree {
             int len = Math.min(PAGE, n * 4);
             parentPages[0] = Arrays.copyOf(parentPages[0], len);
             framePages[0] = Arrays.copyOf(framePages[0], len);
+            firstChildPages[0] = Arrays.copyOf(firstChildPages[0], len);
+            nextSiblingPages[0] = Arrays.copyOf(nextSiblingPages[0], len);
+            childCountPages[0] = Arrays.copyOf(childCountPages[0], len);
             for (int c = 0; c < weights; c++) {
                 selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
             }
@@ -172,18 +244,25 @@ public final class CallTree {
         return n;
     }
 
+    private static int loadLimit(int capacity) {
+        return (int) (capacity * 0.62);
+    }
+
     private void rehash() {
-        int[] t = new int[table.length * 2];
+        long[] t = new long[table.length * 2];
         int m = t.length - 1;
-        for (int n = 1; n < size; n++) {
-            int slot = hash(parent(n), frame(n)) & m;
-            while (t[slot] != 0) {
-                slot = (slot + 1) & m;
+        for (long e : table) {
+            if (e != 0) {
+                int slot = (int) (e >>> 32) & m;
+                while (t[slot] != 0) {
+                    slot = (slot + 1) & m;
+                }
+                t[slot] = e;
             }
-            t[slot] = n;
         }
         table = t;
         mask = m;
+        threshold = loadLimit(t.length);
     }
 
     /** Sum of self counts of a column over the whole tree. */
@@ -257,108 +336,72 @@ public final class CallTree {
     }
 
     /**
-     * Children lists, built on demand: {@code first[n]} is n's first child and {@code next[c]} its
-     * next sibling (-1 ends). With a frame table the siblings are sorted by {@link FrameTable#compare}.
+     * Sorts every sibling list by {@code rank[frame]} (then by node id), in place. Lookups don't
+     * depend on list order; walks after this visit siblings in rank order.
      */
-    public Children children(FrameTable frames) {
-        int[] first = new int[size];
-        int[] next = new int[size];
-        Arrays.fill(first, -1);
-        // Descending ids and pushing at the head leaves every list in creation order.
-        for (int n = size - 1; n > 0; n--) {
-            int p = parent(n);
-            next[n] = first[p];
-            first[p] = n;
-        }
-        if (frames != null) {
-            sortSiblings(first, next, frames);
-        }
-        return new Children(first, next);
-    }
-
-    private void sortSiblings(int[] first, int[] next, FrameTable frames) {
-        // Sort each list by frame once per distinct frame: rank frames first, then sort node ids by rank.
-        int[] rank = frameRanks(frames);
-        int[] buf = new int[16];
+    public void sortChildren(int[] rank) {
         long[] keys = new long[16];
         for (int p = 0; p < size; p++) {
-            int c = first[p];
-            if (c < 0 || next[c] < 0) {
+            int c = firstChild(p);
+            if (c == 0 || nextSibling(c) == 0) {
                 continue;
             }
             int k = 0;
             boolean sorted = true;
-            int prevRank = Integer.MIN_VALUE;
-            for (; c >= 0; c = next[c]) {
-                if (k == buf.length) {
-                    buf = Arrays.copyOf(buf, k * 2);
+            long prevKey = Long.MIN_VALUE;
+            for (; c != 0; c = nextSibling(c)) {
+                if (k == keys.length) {
                     keys = Arrays.copyOf(keys, k * 2);
                 }
-                int r = rank[frame(c)];
-                sorted &= r >= prevRank;
-                prevRank = r;
-                keys[k] = ((long) r << 32) | c;
-                buf[k++] = c;
+                long key = ((long) rank[frame(c)] << 32) | c;
+                sorted &= key > prevKey;
+                prevKey = key;
+                keys[k++] = key;
             }
             if (sorted) {
                 continue;
             }
             Arrays.sort(keys, 0, k);
-            first[p] = (int) keys[0];
-            for (int i = 0; i < k - 1; i++) {
-                next[(int) keys[i]] = (int) keys[i + 1];
+            firstChildPages[p >>> PAGE_BITS][p & PAGE_MASK] = (int) keys[0];
+            for (int i = 0; i < k; i++) {
+                int n = (int) keys[i];
+                nextSiblingPages[n >>> PAGE_BITS][n & PAGE_MASK] = i + 1 < k ? (int) keys[i + 1] : 0;
             }
-            next[(int) keys[k - 1]] = -1;
         }
     }
 
-    private static int[] frameRanks(FrameTable frames) {
-        int n = frames.size();
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, frames::compare);
-        int[] rank = new int[n];
-        for (int i = 0; i < n; i++) {
-            rank[order[i]] = i;
-        }
-        return rank;
+    /** Sorts siblings by frame name bytes ({@link FrameTable#compare}). */
+    public void sortChildren(FrameTable frames) {
+        sortChildren(frames.ranks(frames::compare));
     }
 
-    /** Children lists of a tree; see {@link CallTree#children}. */
-    public record Children(int[] first, int[] next) {
-    }
-
-    /** Visits nodes depth first (preorder), in children-list order. */
-    public void walk(Children children, Visitor visitor) {
-        int[] first = children.first();
-        int[] next = children.next();
+    /** Visits nodes depth first (preorder), siblings in list order; see {@link #sortChildren}. */
+    public void walk(Visitor visitor) {
         int[] stack = new int[64];
         int depth = 0;
-        int n = first[ROOT];
-        while (n >= 0) {
+        int n = firstChild(ROOT);
+        while (n != 0) {
             if (depth + 1 >= stack.length) {
                 stack = Arrays.copyOf(stack, stack.length * 2);
             }
             stack[++depth] = n;
             visitor.enter(n, depth);
-            int c = first[n];
-            if (c >= 0) {
+            int c = firstChild(n);
+            if (c != 0) {
                 n = c;
                 continue;
             }
             // Climb until a node with a next sibling.
+            n = 0;
             while (depth > 0) {
                 int top = stack[depth];
                 visitor.exit(top, depth);
                 depth--;
-                int s = next[top];
-                if (s >= 0) {
+                int s = nextSibling(top);
+                if (s != 0) {
                     n = s;
                     break;
                 }
-                n = -1;
             }
         }
     }

@@ -216,6 +216,20 @@ public final class FrameTable {
         return fileId == null ? NONE : opcode[frame];
     }
 
+    /** The rank of every frame id in the order of {@code order}: rank[frame] = position. */
+    public int[] ranks(java.util.Comparator<Integer> order) {
+        Integer[] ids = new Integer[size];
+        for (int i = 0; i < size; i++) {
+            ids[i] = i;
+        }
+        Arrays.sort(ids, order);
+        int[] rank = new int[size];
+        for (int i = 0; i < size; i++) {
+            rank[ids[i]] = i;
+        }
+        return rank;
+    }
+
     /** Compares frames by name bytes (unsigned), then by kind and location so the order is total. */
     public int compare(int a, int b) {
         if (a == b) {

@@ -180,19 +180,52 @@ public final class FoldedReader {
         }
     }
 
-    /** Cut points: 0, then just after a newline near each k/parts of the size, then the size. */
+    /**
+     * Cut points: 0, a line start near each k/parts of the size, then the size. Where the input is
+     * sorted a cut is moved to where the root frame changes (within a few MiB), so the ranges share
+     * no nodes and merging them is an append rather than a lookup per node.
+     */
     static long[] cutAtLines(MemorySegment data, int parts) {
         long size = data.byteSize();
         long[] cuts = new long[parts + 1];
         cuts[parts] = size;
         for (int k = 1; k < parts; k++) {
-            long p = Math.max(cuts[k - 1], size * k / parts);
-            while (p < size && data.get(ValueLayout.JAVA_BYTE, p) != '\n') {
-                p++;
+            long p = nextLineStart(data, Math.max(cuts[k - 1], size * k / parts));
+            long limit = Math.min(size, p + (8 << 20));
+            byte[] root = rootFrame(data, p);
+            for (long q = p; q < limit; q = nextLineStart(data, q)) {
+                if (!Arrays.equals(root, rootFrame(data, q))) {
+                    p = q;
+                    break;
+                }
             }
-            cuts[k] = Math.min(size, p + 1);
+            cuts[k] = p;
         }
-        return Arrays.stream(cuts).distinct().toArray();
+        long[] distinct = Arrays.stream(cuts).distinct().toArray();
+        return distinct.length >= 2 ? distinct : new long[] {0, size};
+    }
+
+    private static long nextLineStart(MemorySegment data, long p) {
+        long size = data.byteSize();
+        while (p < size && data.get(ValueLayout.JAVA_BYTE, p) != '\n') {
+            p++;
+        }
+        return Math.min(size, p + 1);
+    }
+
+    private static byte[] rootFrame(MemorySegment data, long lineStart) {
+        long size = data.byteSize();
+        long e = lineStart;
+        while (e < size && e - lineStart < 4096) {
+            byte c = data.get(ValueLayout.JAVA_BYTE, e);
+            if (c == ';' || c == '\n' || c == ' ') {
+                break;
+            }
+            e++;
+        }
+        byte[] b = new byte[(int) (e - lineStart)];
+        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, lineStart, b, 0, b.length);
+        return b;
     }
 
     /** AUTO mode: differential where the first record has two trailing counts. */
@@ -268,8 +301,11 @@ public final class FoldedReader {
         CallTree tb = b.tree;
         int weights = ta.weights();
         int[] nodeMap = new int[tb.size()];
+        int createdFrom = ta.size(); // nodes made by this merge have only children made by it
         for (int n = 1; n < tb.size(); n++) {
-            int m = ta.child(nodeMap[tb.parent(n)], frameMap[tb.frame(n)]);
+            int parent = nodeMap[tb.parent(n)];
+            int m = parent >= createdFrom ? ta.newChild(parent, frameMap[tb.frame(n)])
+                    : ta.child(parent, frameMap[tb.frame(n)]);
             nodeMap[n] = m;
             for (int c = 0; c < weights; c++) {
                 long s = tb.self(n, c);
@@ -516,6 +552,7 @@ public final class FoldedReader {
             }
             int node = prevNodes[k];
             int depth = k;
+            int createdFrom = tree.size(); // nodes from here on are new: they have no children yet
             if (!(depth > 0 && prevEnds[depth - 1] == len)) {
                 int i = depth == 0 ? 0 : prevEnds[depth - 1] + 1;
                 while (true) {
@@ -528,7 +565,7 @@ public final class FoldedReader {
                     }
                     int nameLen = j - startOfName;
                     int frame = frames.plain(b, startOfName, nameLen, ByteStringPool.finishHash(h, nameLen));
-                    node = tree.child(node, frame);
+                    node = node >= createdFrom ? tree.newChild(node, frame) : tree.child(node, frame);
                     if (depth == prevEnds.length) {
                         prevEnds = Arrays.copyOf(prevEnds, depth * 2);
                         prevNodes = Arrays.copyOf(prevNodes, depth * 2 + 1);

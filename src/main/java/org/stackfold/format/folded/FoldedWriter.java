@@ -2,16 +2,24 @@ package org.stackfold.format.folded;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import org.stackfold.model.ByteStringPool;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
+import org.stackfold.transform.Merge;
 
 /**
- * Writes a profile as folded stacks, one line per stack with a non-zero count: frames joined by
- * {@code ;}, one space, the count (two counts for a differential profile), {@code \n}. Stacks come
- * in depth-first order with siblings sorted by name bytes, so a stack precedes its extensions and
- * the output is the same for the same profile whatever order its input had.
+ * Writes a profile as folded stacks: one line per stack with a non-zero count, frames joined by
+ * {@code ;}, one space, the count (two counts for a differential profile), {@code \n}.
+ *
+ * <p>Lines come in unsigned byte order of the stack, the order {@code LC_ALL=C sort} gives and the
+ * FlameGraph tools produce, from a depth-first walk: siblings are ranked as their names followed by
+ * {@code ;} would sort, and the rare record that byte order puts before a sibling's subtree (stack
+ * {@code a;x} before {@code a;x!;y}, whose frame {@code x!} sorts before {@code x;}) is written
+ * early, when the walk reaches that sibling.
  */
 public final class FoldedWriter {
     private final boolean differential;
@@ -22,16 +30,104 @@ public final class FoldedWriter {
     }
 
     public void write(Profile profile, OutputStream out) throws IOException {
-        CallTree tree = profile.tree();
-        if (differential && tree.weights() < 2) {
+        if (differential && profile.tree().weights() < 2) {
             throw new IllegalArgumentException("not a differential profile");
         }
-        Emitter emitter = new Emitter(profile.frames(), tree, new LineBuffer(out), differential);
-        tree.walk(tree.children(profile.frames()), emitter);
+        profile = byName(profile);
+        CallTree tree = profile.tree();
+        FrameTable frames = profile.frames();
+        tree.sortChildren(frames.ranks((a, b) -> compareAsStackPart(frames.names(), frames.nameId(a),
+                frames.nameId(b))));
+        Emitter emitter = new Emitter(frames, tree, new LineBuffer(out), differential, earlyRecords(tree, frames));
+        tree.walk(emitter);
         if (emitter.failure != null) {
             throw emitter.failure;
         }
         emitter.lines.flush();
+    }
+
+    /**
+     * Folded text knows only names: frames that differ in kind or location but share a name become
+     * one frame, so that no stack is written twice.
+     */
+    private static Profile byName(Profile p) {
+        FrameTable f = p.frames();
+        if (f.size() == f.names().size()) {
+            return p;
+        }
+        Profile flat = new Profile(new FrameTable(), new CallTree(p.tree().weights()), p.valueTypes());
+        int[] map = Merge.frameMap(f, flat.frames(), name -> name);
+        for (int c = 0; c < p.tree().weights(); c++) {
+            Merge.addColumn(p.tree(), c, flat.tree(), c, map);
+        }
+        return flat;
+    }
+
+    /** Orders names as "name;" would sort: a name before its extensions unless they go on below ';'. */
+    static int compareAsStackPart(ByteStringPool names, int a, int b) {
+        if (a == b) {
+            return 0;
+        }
+        byte[] x = names.bytes(a);
+        byte[] y = names.bytes(b);
+        int m = Arrays.mismatch(x, y);
+        if (m < 0) {
+            return 0;
+        }
+        int cx = m < x.length ? x[m] & 0xff : ';';
+        int cy = m < y.length ? y[m] & 0xff : ';';
+        return Integer.compare(cx, cy);
+    }
+
+    /**
+     * For every node whose own record must be written before an earlier sibling's subtree: the
+     * sibling it must precede, mapped to those records in order (shorter names first).
+     */
+    private static Map<Integer, int[]> earlyRecords(CallTree tree, FrameTable frames) {
+        Map<Integer, int[]> early = new HashMap<>();
+        ByteStringPool names = frames.names();
+        int[] siblings = new int[16];
+        for (int p = 0; p < tree.size(); p++) {
+            int c = tree.firstChild(p);
+            if (c == 0 || tree.nextSibling(c) == 0) {
+                continue;
+            }
+            int k = 0;
+            for (; c != 0; c = tree.nextSibling(c)) {
+                if (k == siblings.length) {
+                    siblings = Arrays.copyOf(siblings, k * 2);
+                }
+                siblings[k++] = c;
+            }
+            for (int i = 1; i < k; i++) {
+                int x = frames.nameId(tree.frame(siblings[i]));
+                if (!startsWith(names, frames.nameId(tree.frame(siblings[i - 1])), x)) {
+                    continue;
+                }
+                int j = i - 1;
+                while (j > 0 && startsWith(names, frames.nameId(tree.frame(siblings[j - 1])), x)) {
+                    j--;
+                }
+                int[] list = early.getOrDefault(siblings[j], new int[0]);
+                int[] grown = Arrays.copyOf(list, list.length + 1);
+                grown[list.length] = siblings[i];
+                // Among records anchored at one sibling, shorter names (prefixes of longer ones) first.
+                Integer[] boxed = Arrays.stream(grown).boxed().toArray(Integer[]::new);
+                Arrays.sort(boxed, (u, v) -> Integer.compare(names.length(frames.nameId(tree.frame(u))),
+                        names.length(frames.nameId(tree.frame(v)))));
+                early.put(siblings[j], Arrays.stream(boxed).mapToInt(Integer::intValue).toArray());
+            }
+        }
+        return early;
+    }
+
+    private static boolean startsWith(ByteStringPool names, int longer, int prefix) {
+        if (names.length(longer) <= names.length(prefix)) {
+            return false;
+        }
+        byte[] l = names.bytes(longer);
+        byte[] p = names.bytes(prefix);
+        return Arrays.equals(l, 0, p.length, p, 0, p.length);
     }
 
     /** Builds each stack's bytes incrementally as the walk goes down, and writes the non-zero ones. */
@@ -41,15 +137,18 @@ public final class FoldedWriter {
         private final CallTree tree;
         final LineBuffer lines;
         private final boolean differential;
+        private final Map<Integer, int[]> early;
+        private final java.util.Set<Integer> writtenEarly = new java.util.HashSet<>();
         private int[] pathEnd = new int[64];
         IOException failure;
 
-        Emitter(FrameTable frames, CallTree tree, LineBuffer lines, boolean differential) {
+        Emitter(FrameTable frames, CallTree tree, LineBuffer lines, boolean differential, Map<Integer, int[]> early) {
             this.frames = frames;
             this.names = frames.names();
             this.tree = tree;
             this.lines = lines;
             this.differential = differential;
+            this.early = early;
         }
 
         @Override
@@ -58,15 +157,27 @@ public final class FoldedWriter {
                 return;
             }
             if (depth >= pathEnd.length) {
-                pathEnd = java.util.Arrays.copyOf(pathEnd, pathEnd.length * 2);
+                pathEnd = Arrays.copyOf(pathEnd, pathEnd.length * 2);
             }
-            int start = depth == 1 ? 0 : pathEnd[depth - 1] + 1;
-            int nameId = frames.nameId(tree.frame(node));
-            lines.ensurePath(start + names.length(nameId) + 1);
-            if (depth > 1) {
-                lines.path[start - 1] = ';';
+            if (!early.isEmpty()) {
+                int[] before = early.get(node);
+                if (before != null) {
+                    for (int x : before) {
+                        record(x, depth);
+                        writtenEarly.add(x);
+                    }
+                }
+                if (writtenEarly.contains(node)) {
+                    setName(node, depth);
+                    return;
+                }
             }
-            pathEnd[depth] = names.copyTo(nameId, lines.path, start);
+            record(node, depth);
+        }
+
+        /** Puts the node's name at {@code depth} of the current path and writes its record if non-zero. */
+        private void record(int node, int depth) {
+            setName(node, depth);
             long a = tree.self(node, 0);
             long b = differential ? tree.self(node, 1) : 0;
             if (a != 0 || b != 0) {
@@ -76,6 +187,16 @@ public final class FoldedWriter {
                     failure = e;
                 }
             }
+        }
+
+        private void setName(int node, int depth) {
+            int start = depth == 1 ? 0 : pathEnd[depth - 1] + 1;
+            int nameId = frames.nameId(tree.frame(node));
+            lines.ensurePath(start + names.length(nameId) + 1);
+            if (depth > 1) {
+                lines.path[start - 1] = ';';
+            }
+            pathEnd[depth] = names.copyTo(nameId, lines.path, start);
         }
     }
 
@@ -92,7 +213,7 @@ public final class FoldedWriter {
 
         void ensurePath(int len) {
             if (len > path.length) {
-                path = java.util.Arrays.copyOf(path, Math.max(len, path.length * 2));
+                path = Arrays.copyOf(path, Math.max(len, path.length * 2));
             }
         }
 

@@ -1,0 +1,112 @@
+package org.stackfold.format.folded;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.stackfold.io.Input;
+import org.stackfold.model.Profile;
+
+/**
+ * The folded parser and writer on a generated profile shaped like collapser output (sorted, deep
+ * stacks from a few thousand names). {@code -p file=/tmp/folded-1m.txt} runs on a file instead.
+ * Run with {@code scripts/jmh FoldedParse}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgs = {"-Xmx2g", "--enable-native-access=ALL-UNNAMED"})
+@Warmup(iterations = 3)
+@Measurement(iterations = 5)
+public class FoldedParseBenchmark {
+    @Param({"100000"})
+    int lines;
+
+    @Param({""})
+    String file;
+
+    @Param({"1", "2"})
+    int threads;
+
+    private byte[] data;
+    private Profile parsed;
+
+    @Setup
+    public void setup() throws IOException {
+        data = file.isEmpty() ? generate(lines) : java.nio.file.Files.readAllBytes(java.nio.file.Path.of(file));
+        parsed = parse();
+    }
+
+    static byte[] generate(int lines) {
+        SplittableRandom r = new SplittableRandom(7);
+        String[] names = new String[3000];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = "pkg" + r.nextInt(50) + "::Class" + r.nextInt(200) + "::method" + i;
+        }
+        StringBuilder sb = new StringBuilder(lines * 300);
+        int[] stack = new int[80];
+        int depth = 0;
+        for (int i = 0; i < lines; i++) {
+            // Keep a prefix of the previous stack, then grow a new tail: sorted-collapser shape.
+            depth = Math.min(depth, r.nextInt(depth + 1));
+            int target = 5 + r.nextInt(50);
+            while (depth < target) {
+                stack[depth++] = r.nextInt(names.length);
+            }
+            for (int d = 0; d < depth; d++) {
+                if (d > 0) {
+                    sb.append(';');
+                }
+                sb.append(names[stack[d]]);
+            }
+            sb.append(' ').append(1 + r.nextInt(20)).append('\n');
+        }
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private Profile parse() throws IOException {
+        try (Input in = Input.ofBytes("bench", data)) {
+            return new FoldedReader(FoldedReader.Mode.PLAIN, false, threads, w -> { }).read(in).profile();
+        }
+    }
+
+    @Benchmark
+    public Profile read() throws IOException {
+        return parse();
+    }
+
+    @Benchmark
+    public long write() throws IOException {
+        CountingStream out = new CountingStream();
+        new FoldedWriter(false).write(parsed, out);
+        return out.count;
+    }
+
+    /** Discards bytes, counting them, so the benchmark measures the writer and not a sink. */
+    static final class CountingStream extends OutputStream {
+        long count;
+
+        @Override
+        public void write(int b) {
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            count += len;
+        }
+    }
+}

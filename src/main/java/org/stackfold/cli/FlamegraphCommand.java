@@ -1,0 +1,299 @@
+package org.stackfold.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.stackfold.analysis.Columns;
+import org.stackfold.analysis.Diff;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.format.Formats;
+import org.stackfold.format.ProfileFormat;
+import org.stackfold.format.folded.FoldedReader;
+import org.stackfold.io.AtomicOutput;
+import org.stackfold.io.Input;
+import org.stackfold.io.InputException;
+import org.stackfold.model.Profile;
+import org.stackfold.render.flamegraph.FlameGraph;
+import org.stackfold.render.flamegraph.FlameGraphOptions;
+import org.stackfold.render.flamegraph.NameAttributes;
+import org.stackfold.render.flamegraph.Palette;
+import org.stackfold.transform.Merge;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "flamegraph", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Draw an interactive SVG flame graph (or icicle graph, flame chart, differential graph).",
+                "Options are flamegraph.pl's (and inferno's for its additions); a folded file with two counts per",
+                "line (BEFORE AFTER) is drawn as a differential graph."},
+        footer = {"", "Examples:",
+                "  stackfold flamegraph profile.folded -o cpu.svg",
+                "  stackfold flamegraph --colors java --title 'My service' profile.folded > cpu.svg",
+                "  stackfold flamegraph change.diff.folded -o diff.svg",
+                "  stackfold flamegraph --diff before.folded after.folded -o diff.svg",
+                "  stackfold flamegraph --flamechart trace.folded -o chart.svg"})
+final class FlamegraphCommand implements Callable<Integer> {
+    @Parameters(arity = "0..*", paramLabel = "IN", description = "Profiles, merged ('-' or none: stdin).")
+    List<String> inputs = new ArrayList<>();
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Output SVG (default stdout).")
+    String output;
+
+    @Option(names = "--title", paramLabel = "TEXT", description = "Title (default Flame Graph / Icicle Graph / Flame Chart).")
+    String title;
+    @Option(names = "--subtitle", paramLabel = "TEXT", description = "Second title line.")
+    String subtitle;
+    @Option(names = "--width", paramLabel = "PX", description = "Image width (default 1200).")
+    int width = 1200;
+    @Option(names = "--height", paramLabel = "PX", description = "Height of one frame row (default 16).")
+    int height = 16;
+    @Option(names = "--minwidth", paramLabel = "PX|PCT%",
+            description = "Omit frames narrower than this many pixels, or percent of the total with '%' (default 0.1; inferno: 0.01%%).")
+    String minWidth;
+    @Option(names = "--fonttype", paramLabel = "FONT", description = "Font family (default Verdana; inferno: monospace).")
+    String fontType;
+    @Option(names = "--fontsize", paramLabel = "N", description = "Font size (default 12).")
+    double fontSize = 12;
+    @Option(names = "--fontwidth", paramLabel = "N", description = "Average glyph width / font size, for label fitting (default 0.59).")
+    double fontWidth = 0.59;
+    @Option(names = "--countname", paramLabel = "TEXT", description = "Count unit in tooltips (default samples).")
+    String countName = "samples";
+    @Option(names = "--nametype", paramLabel = "TEXT", description = "Prefix of the details line (default 'Function:').")
+    String nameType = "Function:";
+    @Option(names = {"-c", "--colors"}, paramLabel = "PALETTE",
+            description = "hot (default), mem, io, wakeup, chain, java, js, perl, python, rust, red, green, blue, aqua, yellow, purple, orange.")
+    String colors = "hot";
+    @Option(names = "--bgcolors", paramLabel = "COLOR", description = "Background: yellow, blue, green, grey or #rrggbb (default by palette).")
+    String bgColors;
+    @Option(names = "--hash", description = "Colour by a hash of the name (similar names, similar colours).")
+    boolean hash;
+    @Option(names = "--random", description = "Random colours.")
+    boolean random;
+    @Option(names = "--deterministic", description = "Colour by an FNV hash of the whole name (inferno).")
+    boolean deterministic;
+    @Option(names = "--cp", description = "Consistent palette: reuse and update palette.map in the working directory.")
+    boolean consistentPalette;
+    @Option(names = "--palette-file", paramLabel = "FILE", description = "Consistent palette kept in FILE (implies --cp).")
+    String paletteFile;
+    @Option(names = "--reverse", description = "Reverse every stack (leaf first): a bottom-up graph.")
+    boolean reverse;
+    @Option(names = {"-i", "--inverted"}, description = "Icicle graph: roots at the top.")
+    boolean inverted;
+    @Option(names = "--flamechart", description = "Flame chart: keep input order (time) instead of sorting and merging.")
+    boolean flameChart;
+    @Option(names = "--negate", description = "Differential: swap red and blue and the delta's sign.")
+    boolean negate;
+    @Option(names = "--factor", paramLabel = "N", description = "Multiply counts shown in tooltips by N (default 1).")
+    double factor = 1;
+    @Option(names = "--total", paramLabel = "N", description = "Draw as if the total were N (one scale for several graphs).")
+    long total;
+    @Option(names = "--nameattr", paramLabel = "FILE", description = "Per-function SVG attributes (name<TAB>key=value...).")
+    Path nameAttr;
+    @Option(names = "--encoding", paramLabel = "NAME", description = "encoding attribute of the XML declaration.")
+    String encoding;
+    @Option(names = "--notes", paramLabel = "TEXT", description = "Text kept in an XML comment.")
+    String notes = "";
+    @Option(names = "--search-color", paramLabel = "#RRGGBB", description = "Search highlight (default #e600e6).")
+    String searchColor;
+    @Option(names = "--stroke-color", paramLabel = "#RRGGBB|none", description = "Outline of every frame (default none).")
+    String strokeColor;
+    @Option(names = "--uicolor", paramLabel = "#RRGGBB", description = "Colour of the title, details and buttons (default #000000).")
+    String uiColor;
+    @Option(names = "--truncate-text-right", description = "Labels that do not fit lose their end when zoomed (default: perl right, inferno left).")
+    boolean truncateRight;
+    @Option(names = "--base", paramLabel = "SYMBOL", description = "Keep stacks through SYMBOL, cut so it is the root (repeatable).")
+    List<String> base = new ArrayList<>();
+    @Option(names = "--colordiffusion", description = "Colour by width: wider frames redder (inferno).")
+    boolean colorDiffusion;
+    @Option(names = "--sort", paramLabel = "name|weight", description = "Sibling order: name (default, as flamegraph.pl) or weight (heaviest first).")
+    String sort = "name";
+    @Option(names = "--zoom-percent", description = "Tooltips also give percentages relative to the zoomed frame.")
+    boolean zoomPercent;
+    @Option(names = "--compat", paramLabel = "perl|inferno", description = "Follow flamegraph.pl (default) or inferno where they differ.")
+    String compat = "perl";
+    @Option(names = "--no-javascript", description = "Leave out the script (static SVG).")
+    boolean noJavascript;
+    @Option(names = "--pretty-xml", description = "Indent the frame elements.")
+    boolean prettyXml;
+    @Option(names = "--no-sort", hidden = true, description = "Accepted for inferno compatibility; input is always sorted.")
+    boolean noSort;
+    @Option(names = "--diff", description = "Two inputs, BEFORE and AFTER: draw AFTER coloured by the change.")
+    boolean diff;
+    @Option(names = {"-n", "--normalize"}, description = "With --diff: scale BEFORE to AFTER's total first.")
+    boolean normalize;
+    @Option(names = {"-s", "--strip-hex"}, description = "With --diff: replace hex addresses before matching stacks.")
+    boolean stripHex;
+    @Option(names = "--lenient", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Skip bad lines with a warning (default, as flamegraph.pl); --no-lenient fails on them.")
+    boolean lenient;
+    @Option(names = "--from", paramLabel = "FORMAT", description = "Input format when neither content nor name tells.")
+    String from;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        java.util.function.Consumer<String> warn = w -> {
+            err.println("stackfold: warning: " + w);
+            err.flush();
+        };
+        FlameGraphOptions o = options(warn);
+        List<String> ins = inputs.isEmpty() ? List.of("-") : inputs;
+        if (diff && ins.size() != 2) {
+            throw new InputException("--diff needs exactly two inputs: BEFORE AFTER");
+        }
+        if (flameChart && ins.size() != 1) {
+            throw new InputException("--flamechart reads one input (its order is the time axis)");
+        }
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
+            try {
+                if (flameChart) {
+                    try (Input in = Input.open(ins.getFirst())) {
+                        FlameGraph.renderChart(in, o, out.stream(), warn);
+                    }
+                } else {
+                    FlameGraph.render(load(ins, warn), o, out.stream(), warn);
+                }
+            } catch (FlameGraph.EmptyProfileException e) {
+                out.commit(); // the small error SVG, as both peers write one
+                err.println("stackfold: no stack counts found in " + String.join(", ", ins));
+                err.flush();
+                return 1;
+            }
+            out.commit();
+        }
+        return 0;
+    }
+
+    private FlameGraphOptions options(java.util.function.Consumer<String> warn) throws IOException {
+        FlameGraphOptions o = new FlameGraphOptions();
+        o.compat = switch (compat) {
+            case "perl", "flamegraph.pl" -> FlameGraphOptions.Compat.PERL;
+            case "inferno" -> FlameGraphOptions.Compat.INFERNO;
+            default -> throw usage("--compat must be perl or inferno");
+        };
+        o.title = title;
+        o.subtitle = subtitle;
+        o.width = width;
+        o.frameHeight = height;
+        o.minWidth = minWidth;
+        o.fontType = fontType;
+        o.fontSize = fontSize;
+        o.fontWidth = fontWidth;
+        o.countName = countName;
+        o.nameType = nameType;
+        try {
+            o.palette = Palette.parse(colors);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+        o.bgColors = bgColors;
+        if ((hash ? 1 : 0) + (random ? 1 : 0) + (deterministic ? 1 : 0) > 1) {
+            throw usage("--hash, --random and --deterministic exclude each other");
+        }
+        o.colorMode = hash ? FlameGraphOptions.ColorMode.HASH : random ? FlameGraphOptions.ColorMode.RANDOM
+                : deterministic ? FlameGraphOptions.ColorMode.DETERMINISTIC : FlameGraphOptions.ColorMode.DEFAULT;
+        o.paletteFile = paletteFile != null ? paletteFile : consistentPalette ? "palette.map" : null;
+        o.reverse = reverse;
+        o.inverted = inverted;
+        o.flameChart = flameChart;
+        o.negate = negate;
+        o.factor = factor;
+        o.total = total;
+        if (nameAttr != null) {
+            o.nameAttributes = NameAttributes.read(nameAttr, warn);
+        }
+        o.encoding = encoding;
+        o.notes = notes;
+        if (searchColor != null) {
+            o.searchColor = cssColor(searchColor, "--search-color");
+        }
+        if (strokeColor != null && !strokeColor.equals("none")) {
+            o.strokeColor = cssColor(strokeColor, "--stroke-color");
+        }
+        if (uiColor != null) {
+            o.uiColor = cssColor(uiColor, "--uicolor");
+        }
+        o.truncateTextRight = truncateRight || !o.inferno();
+        o.base = base;
+        if (colorDiffusion && !colors.equals("hot")) {
+            throw usage("--colordiffusion colours by width and cannot be combined with --colors");
+        }
+        o.colorDiffusion = colorDiffusion;
+        o.sortByWeight = switch (sort) {
+            case "name" -> false;
+            case "weight" -> true;
+            default -> throw usage("--sort must be name or weight");
+        };
+        o.zoomRelativePercent = zoomPercent;
+        o.noJavascript = noJavascript;
+        o.prettyXml = prettyXml;
+        try {
+            o.validate();
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+        return o;
+    }
+
+    private picocli.CommandLine.ParameterException usage(String message) {
+        return new picocli.CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    /** #rrggbb to rgb(r,g,b); anything else is refused so nothing unescaped reaches the CSS. */
+    private String cssColor(String c, String option) {
+        if (!c.matches("#[0-9a-fA-F]{6}")) {
+            throw usage(option + " must be #rrggbb, not '" + c + "'");
+        }
+        int v = Integer.parseInt(c.substring(1), 16);
+        return "rgb(" + (v >> 16) + "," + ((v >> 8) & 0xFF) + "," + (v & 0xFF) + ")";
+    }
+
+    private Profile load(List<String> names, java.util.function.Consumer<String> warn) throws IOException {
+        if (names.stream().filter("-"::equals).count() > 1) {
+            throw new InputException("standard input ('-') can be read only once");
+        }
+        List<Profile> profiles = new ArrayList<>();
+        for (String n : names) {
+            profiles.add(loadOne(n, warn));
+        }
+        if (diff) {
+            return Diff.of(lastColumn(profiles.get(0)), lastColumn(profiles.get(1)), normalize, stripHex);
+        }
+        Profile first = profiles.getFirst();
+        for (int i = 1; i < profiles.size(); i++) {
+            if (profiles.get(i).tree().weights() != first.tree().weights()) {
+                throw new InputException(names.get(i) + ": cannot merge a differential profile with a plain one");
+            }
+            Merge.into(first, profiles.get(i));
+        }
+        return first;
+    }
+
+    private static Profile lastColumn(Profile p) {
+        return p.tree().isDifferential() ? Columns.select(p, 1) : p;
+    }
+
+    /** Folded input (plain or differential, decided by the first record) as flamegraph.pl reads it; other formats by the registry. */
+    private Profile loadOne(String name, java.util.function.Consumer<String> warn) throws IOException {
+        try (Input in = Input.open(name)) {
+            ProfileFormat f = Formats.forInput(in, from);
+            if (f.name().equals("folded") || f.name().equals("diff-folded")) {
+                FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
+                        ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
+                return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), warn)
+                        .read(in).profile();
+            }
+            if (!f.canRead()) {
+                throw new InputException(name + ": format " + f.name() + " cannot be read");
+            }
+            return f.read(in, FormatOptions.none().set("lenient", lenient));
+        }
+    }
+}

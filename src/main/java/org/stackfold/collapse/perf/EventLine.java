@@ -1,0 +1,231 @@
+package org.stackfold.collapse.perf;
+
+/**
+ * Parses the first line of a {@code perf script} sample, the event line, in place on bytes:
+ *
+ * <pre>
+ *   COMM  PID[/TID]  [CPU]  TIME:  [PERIOD]  EVENT:  [TRACE DATA | ADDR SYMBOL (MODULE)]
+ *   java 24636/25607 [000] 4794564.109216:     100 cycles:
+ *   V8 WorkerThread 25607 4794564.109216: cycles:
+ *   perf 9 [001] 1.000001: sched:sched_switch: prev_comm=perf prev_pid=9 ...
+ *              false 64414 20110.539270:      34467 cycles:u:  ffffffff9aa3c8de [unknown] ([unknown])
+ * </pre>
+ *
+ * <p>Why not the peers' rule (first all-digit word after the comm): a comm may itself contain
+ * digit words ({@code "Web Content 2"}), so where the line has a timestamp the PID is the word
+ * before it (skipping {@code [CPU]}), and everything before the PID is the comm. Without a
+ * timestamp we fall back to the first all-digit word, as the peers do. The event is the first word
+ * after that ending in {@code :} (tracepoints keep their {@code subsystem:name}); the period is
+ * the all-digit word just before it.
+ */
+final class EventLine {
+    private static final int MAX_TOKENS = 64;
+    private final int[] ts = new int[MAX_TOKENS];
+    private final int[] te = new int[MAX_TOKENS];
+
+    int commStart;
+    int commEnd;
+    int pidStart;
+    int pidEnd;
+    /** -1 where perf printed only one id (the TID). */
+    int tidStart;
+    int tidEnd;
+    /** Event name without the trailing colon, e.g. {@code cycles:u}; eventStart == -1 if none. */
+    int eventStart;
+    int eventEnd;
+    /** End of the event name without perf's modifier suffix ({@code cycles:u} -> {@code cycles}). */
+    int baseEventEnd;
+    /** The sample period, or -1. */
+    long period;
+    /** Start of what follows the event word (trace data or a single frame), or the line end. */
+    int restStart;
+    /**
+     * True where stackcollapse-perf.pl sees the event and period too: its pattern wants the event
+     * word last on the line and right after a word ending in ':' (the timestamp), optionally with
+     * the period between. Without a timestamp perl neither filters the sample nor weights it.
+     */
+    boolean perlSeesEvent;
+
+    /** True where b[s, e) is an event line; fields are set. */
+    boolean parse(byte[] b, int s, int e) {
+        int n = 0;
+        int i = s;
+        while (n < MAX_TOKENS) {
+            while (i < e && PerfBytes.isSpace(b[i])) {
+                i++;
+            }
+            if (i >= e) {
+                break;
+            }
+            ts[n] = i;
+            while (i < e && !PerfBytes.isSpace(b[i])) {
+                i++;
+            }
+            te[n++] = i;
+        }
+        if (n < 2) {
+            return false;
+        }
+        int time = -1;
+        for (int k = 1; k < n; k++) {
+            if (isTimestamp(b, ts[k], te[k])) {
+                time = k;
+                break;
+            }
+        }
+        int p = -1;
+        if (time > 0) {
+            int k = time - 1;
+            if (k >= 1 && isCpu(b, ts[k], te[k])) {
+                k--;
+            }
+            if (k >= 1 && isPid(b, ts[k], te[k])) {
+                p = k;
+            }
+        }
+        if (p < 0) {
+            for (int k = 1; k < n; k++) {
+                if (isPid(b, ts[k], te[k])) {
+                    p = k;
+                    break;
+                }
+            }
+            if (p < 0) {
+                return false;
+            }
+        }
+        // The event word: the first word after the PID (and CPU, timestamp) ending in ':'.
+        int ev = -1;
+        for (int k = p + 1; k < n; k++) {
+            if (k == time) {
+                continue;
+            }
+            if (b[te[k] - 1] == ':' && te[k] - ts[k] > 1) {
+                ev = k;
+                break;
+            }
+            if (!(isCpu(b, ts[k], te[k]) || isDigits(b, ts[k], te[k]))) {
+                break; // something else: no event word where we expect one
+            }
+        }
+        if (ev < 0 && time < 0) {
+            return false; // neither a timestamp nor an event: not an event line
+        }
+        commStart = ts[0];
+        commEnd = te[p - 1];
+        int slash = indexOf(b, ts[p], te[p], (byte) '/');
+        if (slash >= 0) {
+            pidStart = ts[p];
+            pidEnd = slash;
+            tidStart = slash + 1;
+            tidEnd = te[p];
+        } else {
+            pidStart = ts[p];
+            pidEnd = te[p];
+            tidStart = -1;
+            tidEnd = -1;
+        }
+        period = -1;
+        if (ev >= 0) {
+            eventStart = ts[ev];
+            eventEnd = te[ev] - 1;
+            baseEventEnd = baseEnd(b, eventStart, eventEnd);
+            if (ev - 1 > p && ev - 1 != time && isDigits(b, ts[ev - 1], te[ev - 1])) {
+                period = parsePeriod(b, ts[ev - 1], te[ev - 1]);
+            }
+            restStart = te[ev];
+            int before = ev - 1;
+            if (period >= 0 && before - 1 > p) {
+                before--;
+            }
+            perlSeesEvent = before >= 0 && b[te[before] - 1] == ':' && (period < 0 || before == ev - 2);
+        } else {
+            perlSeesEvent = false;
+            eventStart = -1;
+            eventEnd = -1;
+            baseEventEnd = -1;
+            restStart = te[time];
+        }
+        while (restStart < e && PerfBytes.isSpace(b[restStart])) {
+            restStart++;
+        }
+        perlSeesEvent &= restStart >= e;
+        return true;
+    }
+
+    /** "cycles:uppp" -> end of "cycles": strips a trailing ":" + perf modifier letters. */
+    static int baseEnd(byte[] b, int s, int e) {
+        int colon = -1;
+        for (int i = e - 1; i > s; i--) {
+            if (b[i] == ':') {
+                colon = i;
+                break;
+            }
+        }
+        if (colon < 0 || colon == e - 1) {
+            return e;
+        }
+        for (int i = colon + 1; i < e; i++) {
+            if ("ukhIGHpPSDWeb".indexOf(b[i]) < 0) {
+                return e;
+            }
+        }
+        return colon;
+    }
+
+    private static long parsePeriod(byte[] b, int s, int e) {
+        long v = 0;
+        for (int i = s; i < e; i++) {
+            int d = b[i] - '0';
+            if (v > (Long.MAX_VALUE - d) / 10) {
+                return -1;
+            }
+            v = v * 10 + d;
+        }
+        return v;
+    }
+
+    static boolean isDigits(byte[] b, int s, int e) {
+        if (s >= e) {
+            return false;
+        }
+        for (int i = s; i < e; i++) {
+            if (b[i] < '0' || b[i] > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code 123} or {@code 123/456}. */
+    static boolean isPid(byte[] b, int s, int e) {
+        int slash = indexOf(b, s, e, (byte) '/');
+        if (slash < 0) {
+            return isDigits(b, s, e);
+        }
+        return isDigits(b, s, slash) && isDigits(b, slash + 1, e);
+    }
+
+    /** {@code [001]}. */
+    static boolean isCpu(byte[] b, int s, int e) {
+        return e - s >= 3 && b[s] == '[' && b[e - 1] == ']' && isDigits(b, s + 1, e - 1);
+    }
+
+    /** {@code 4794564.109216:} (digits, a dot, digits, a colon). */
+    static boolean isTimestamp(byte[] b, int s, int e) {
+        if (e - s < 4 || b[e - 1] != ':') {
+            return false;
+        }
+        int dot = indexOf(b, s, e - 1, (byte) '.');
+        return dot > s && isDigits(b, s, dot) && isDigits(b, dot + 1, e - 1);
+    }
+
+    static int indexOf(byte[] b, int s, int e, byte x) {
+        for (int i = s; i < e; i++) {
+            if (b[i] == x) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

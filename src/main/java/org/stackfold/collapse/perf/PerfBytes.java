@@ -1,0 +1,95 @@
+package org.stackfold.collapse.perf;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/** Byte helpers of the perf parser: whitespace, and the one-pass newline search + line hash. */
+final class PerfBytes {
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long NL = 0x0A0A0A0A0A0A0A0AL;
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long SEED = 0x2545F4914F6CDD1DL;
+    private static final long MUL = 0x9E3779B97F4A7C15L;
+
+    private PerfBytes() {
+    }
+
+    static boolean isSpace(byte c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == 0x0b;
+    }
+
+    private static long mix(long h, long w) {
+        h = (h ^ w) * MUL;
+        return h ^ (h >>> 31);
+    }
+
+    private static int finish(long h, int len) {
+        h = (h ^ len) * MUL;
+        return (int) (h ^ (h >>> 32));
+    }
+
+    /**
+     * Finds the next {@code '\n'} in b[from, limit) and hashes the bytes before it in the same pass,
+     * 8 bytes at a time. Returns the newline's index, or -1 where there is none before limit (the
+     * hash is then meaningless). The hash goes to {@code hashOut[0]}. {@code b} must have 8 bytes of
+     * room after limit only in the sense that reads stop before {@code limit - 7}; the tail is
+     * scanned byte by byte.
+     */
+    static int scanLine(byte[] b, int from, int limit, int[] hashOut) {
+        long h = SEED;
+        int i = from;
+        int wordEnd = limit - 8;
+        while (i <= wordEnd) {
+            long w = (long) LONGS.get(b, i);
+            long x = w ^ NL;
+            long t = (x - ONES) & ~x & HIGHS;
+            if (t != 0) {
+                int k = Long.numberOfTrailingZeros(t) >>> 3;
+                if (k > 0) {
+                    h = mix(h, w & (-1L >>> (64 - 8 * k)));
+                }
+                hashOut[0] = finish(h, i + k - from);
+                return i + k;
+            }
+            h = mix(h, w);
+            i += 8;
+        }
+        long w = 0;
+        int k = 0;
+        for (; i < limit; i++) {
+            byte c = b[i];
+            if (c == '\n') {
+                if (k > 0) {
+                    h = mix(h, w);
+                }
+                hashOut[0] = finish(h, i - from);
+                return i;
+            }
+            w |= (c & 0xffL) << (8 * k);
+            k++;
+        }
+        return -1;
+    }
+
+    /** The hash {@link #scanLine} gives b[from, end) when a newline follows at end. */
+    static int hash(byte[] b, int from, int end) {
+        long h = SEED;
+        int i = from;
+        for (; i + 8 <= end; i += 8) {
+            h = mix(h, (long) LONGS.get(b, i));
+        }
+        long w = 0;
+        int k = 0;
+        for (; i < end; i++) {
+            w |= (b[i] & 0xffL) << (8 * k);
+            k++;
+        }
+        if (k > 0) {
+            h = mix(h, w);
+        }
+        return finish(h, end - from);
+    }
+}

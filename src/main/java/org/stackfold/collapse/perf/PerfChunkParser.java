@@ -1,0 +1,456 @@
+package org.stackfold.collapse.perf;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.stackfold.model.ByteStringPool;
+import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameTable;
+
+/**
+ * Collapses one byte range of {@code perf script} output into its own frame table and call tree.
+ * Ranges start at a sample boundary (after a blank line), so ranges are independent and run on
+ * separate threads; {@link PerfCollapser} merges their trees.
+ *
+ * <p>Per line: one pass finds the newline and hashes the line ({@link PerfBytes#scanLine}); inside
+ * a sample, a line seen before is looked up in the {@link LineCache} and its frames are pushed
+ * without parsing. Only new lines, event lines and blank lines take the slow path. A sample's
+ * frames are collected leaf first and walked into the tree at its end, weighted by its period.
+ *
+ * <p>Line classification (robust where the peers are not): a blank or whitespace-only line ends
+ * the sample; {@code #} at column 0 is a comment; outside a sample a line is an event line (a frame
+ * there is counted as an orphan and reported); inside one, an indented line is tried as a frame
+ * first and a line starting at column 0 as an event first (perf may omit the blank line, or print
+ * frames unindented), so a new event always closes the previous sample instead of merging into it.
+ */
+final class PerfChunkParser implements Runnable {
+    private static final int BLOCK = 4 << 20;
+    static final int MAX_LINE = 64 << 20;
+    private static final int F_SKIP = 1 << 29;
+    private static final int F_SKIP_AFTER = 1 << 30;
+    private static final int COUNT_MASK = (1 << 29) - 1;
+
+    private final MemorySegment data;
+    private final long from;
+    private final long to;
+    private final PerfOptions opt;
+    private final byte[] filter;
+    private final byte[] filterBase;
+
+    final FrameTable frames = new FrameTable();
+    final CallTree tree = new CallTree();
+
+    // Results and diagnostics (line numbers are 1-based within the range).
+    long lines;
+    long samples;
+    long totalWeight;
+    String error;
+    long errorLine;
+    long badLines;
+    long firstBadLine;
+    String firstBadText;
+    long orphanLines;
+    long firstOrphanLine;
+    String firstOrphanText;
+    byte[][] otherEvents = new byte[4][];
+    long[] otherEventSamples = new long[4];
+    int otherEventKinds;
+
+    // The open sample.
+    private boolean inSample;
+    private boolean skipping;
+    private boolean skipRemaining;
+    private boolean java;
+    private int pnameFrame;
+    private long period;
+    private int[] stack = new int[256];
+    private int depth;
+    private int lastLinePos = -1;
+
+    // Helpers.
+    private final EventLine event = new EventLine();
+    private final FrameLine frame = new FrameLine();
+    private final FrameNamer namer;
+    private final LineCache cache = new LineCache();
+    private int[] pool = new int[4096];
+    private int poolUsed;
+    private final int[] hashOut = new int[1];
+    private byte[] scratch = new byte[256];
+
+    PerfChunkParser(MemorySegment data, long from, long to, PerfOptions opt, String filter) {
+        this.data = data;
+        this.from = from;
+        this.to = to;
+        this.opt = opt;
+        this.namer = new FrameNamer(opt);
+        if (filter != null) {
+            this.filter = filter.getBytes(StandardCharsets.UTF_8);
+            this.filterBase = Arrays.copyOf(this.filter, EventLine.baseEnd(this.filter, 0, this.filter.length));
+        } else {
+            this.filter = null;
+            this.filterBase = null;
+        }
+    }
+
+    @Override
+    public void run() {
+        long size = to - from;
+        byte[] buf = new byte[(int) Math.min(BLOCK, Math.max(16, size))];
+        long pos = from; // file offset of buf[0]
+        int filled = 0;
+        int start = 0;
+        while (true) {
+            if (start > 0) {
+                System.arraycopy(buf, start, buf, 0, filled - start);
+                pos += start;
+                filled -= start;
+                start = 0;
+            }
+            long remaining = to - (pos + filled);
+            if (remaining > 0 && filled == buf.length) {
+                if (buf.length >= MAX_LINE) {
+                    fail(lines + 1, "line longer than " + (MAX_LINE >> 20) + " MiB");
+                    return;
+                }
+                buf = Arrays.copyOf(buf, (int) Math.min(MAX_LINE, (long) buf.length * 2));
+            }
+            int n = (int) Math.min(remaining, buf.length - filled);
+            if (n > 0) {
+                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, pos + filled, buf, filled, n);
+                filled += n;
+            }
+            boolean last = pos + filled >= to;
+            while (true) {
+                int nl = PerfBytes.scanLine(buf, start, filled, hashOut);
+                if (nl < 0) {
+                    break;
+                }
+                lines++;
+                if (!line(buf, start, nl, hashOut[0])) {
+                    return;
+                }
+                start = nl + 1;
+            }
+            if (last) {
+                if (start < filled) {
+                    lines++;
+                    if (!line(buf, start, filled, PerfBytes.hash(buf, start, filled))) {
+                        return;
+                    }
+                }
+                endSample(); // the last sample counts even without a final blank line
+                return;
+            }
+        }
+    }
+
+    /** Handles one line without its newline; false stops the range (strict error). */
+    private boolean line(byte[] b, int s, int e, int hash) {
+        if (e == s) {
+            endSample();
+            return true;
+        }
+        byte c0 = b[s];
+        if (c0 == '#') {
+            return true;
+        }
+        if (inSample) {
+            if (!skipping && !skipRemaining) {
+                int v = cache.find(hash, java, b, s, e);
+                if (v >= 0) {
+                    push(v);
+                    return true;
+                }
+            }
+            if (isBlank(b, s, e)) {
+                endSample();
+                return true;
+            }
+            boolean indented = PerfBytes.isSpace(c0);
+            if (skipping || skipRemaining) {
+                // Frames of a filtered sample are not looked at; only a new event ends it early.
+                if (!indented && !frame.parse(b, s, e) && event.parse(b, s, e)) {
+                    endSample();
+                    return startEvent(b, s, e);
+                }
+                return true;
+            }
+            if (indented) {
+                if (frame.parse(b, s, e)) {
+                    return newFrameLine(b, s, e, hash);
+                }
+                if (opt.srcline()) {
+                    srcline(b, s, e);
+                    return true;
+                }
+                if (event.parse(b, s, e)) {
+                    endSample();
+                    return startEvent(b, s, e);
+                }
+            } else {
+                if (event.parse(b, s, e)) {
+                    endSample();
+                    return startEvent(b, s, e);
+                }
+                if (frame.parse(b, s, e)) {
+                    return newFrameLine(b, s, e, hash);
+                }
+                if (opt.srcline()) {
+                    srcline(b, s, e);
+                    return true;
+                }
+            }
+            return bad(b, s, e, "not a stack frame ('ADDRESS SYMBOL (MODULE)') nor an event line"
+                    + (opt.srcline() ? "" : "; for 'perf script -F+srcline' output use --srcline"));
+        }
+        if (isBlank(b, s, e)) {
+            return true;
+        }
+        if (event.parse(b, s, e)) {
+            return startEvent(b, s, e);
+        }
+        if (frame.parse(b, s, e)) {
+            if (orphanLines++ == 0) {
+                firstOrphanLine = lines;
+                firstOrphanText = text(b, s, e);
+            }
+            return true;
+        }
+        return bad(b, s, e, "not an event line ('COMM PID [CPU] TIME: [PERIOD] EVENT:')");
+    }
+
+    private boolean bad(byte[] b, int s, int e, String what) {
+        String t = text(b, s, e);
+        if (!opt.lenient()) {
+            fail(lines, what + ": " + t);
+            return false;
+        }
+        if (badLines++ == 0) {
+            firstBadLine = lines;
+            firstBadText = what + ": " + t;
+        }
+        return true;
+    }
+
+    static String text(byte[] b, int s, int e) {
+        int n = Math.min(e - s, 120);
+        String t = new String(b, s, n, StandardCharsets.UTF_8).strip();
+        return "'" + t + (e - s > n ? "...'" : "'");
+    }
+
+    private void fail(long line, String what) {
+        error = what;
+        errorLine = line;
+    }
+
+    private static boolean isBlank(byte[] b, int s, int e) {
+        for (int i = s; i < e; i++) {
+            if (!PerfBytes.isSpace(b[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean startEvent(byte[] b, int s, int e) {
+        EventLine ev = event;
+        inSample = true;
+        skipping = false;
+        skipRemaining = false;
+        depth = 0;
+        lastLinePos = -1;
+        boolean hasEvent = ev.eventStart >= 0 && (!opt.perlCompat() || ev.perlSeesEvent);
+        if (filter != null && hasEvent && !matchesFilter(b, ev)) {
+            skipping = true;
+            countOtherEvent(b, ev.eventStart, ev.eventEnd);
+            if (ev.restStart < e && frame.parse(b, ev.restStart, e)) {
+                inSample = false; // a one-line sample
+            }
+            return true;
+        }
+        period = ev.period > 0 && hasEvent ? ev.period : 1;
+        pnameFrame = pname(b, ev);
+        // A frame on the event line itself: perf without a callchain prints one sample per line.
+        if (ev.restStart < e && frame.parse(b, ev.restStart, e)) {
+            int rs = ev.restStart;
+            if (!newFrameLine(b, rs, e, PerfBytes.hash(b, rs, e))) {
+                return false;
+            }
+            endSample();
+        }
+        return true;
+    }
+
+    private boolean matchesFilter(byte[] b, EventLine ev) {
+        return Arrays.equals(b, ev.eventStart, ev.eventEnd, filter, 0, filter.length)
+                || Arrays.equals(b, ev.eventStart, ev.baseEventEnd, filter, 0, filter.length)
+                || Arrays.equals(b, ev.eventStart, ev.baseEventEnd, filterBase, 0, filterBase.length);
+    }
+
+    private void countOtherEvent(byte[] b, int s, int e) {
+        for (int i = 0; i < otherEventKinds; i++) {
+            if (Arrays.equals(otherEvents[i], 0, otherEvents[i].length, b, s, e)) {
+                otherEventSamples[i]++;
+                return;
+            }
+        }
+        if (otherEventKinds == otherEvents.length) {
+            otherEvents = Arrays.copyOf(otherEvents, otherEventKinds * 2);
+            otherEventSamples = Arrays.copyOf(otherEventSamples, otherEventKinds * 2);
+        }
+        otherEvents[otherEventKinds] = Arrays.copyOfRange(b, s, e);
+        otherEventSamples[otherEventKinds++] = 1;
+    }
+
+    /** The root frame: comm (spaces as underscores), with -PID or -PID/TID. */
+    private int pname(byte[] b, EventLine ev) {
+        int n = 0;
+        int need = (ev.commEnd - ev.commStart) + (ev.pidEnd - ev.pidStart) + Math.max(0, ev.tidEnd - ev.tidStart) + 4;
+        if (need > scratch.length) {
+            scratch = new byte[Math.max(need, scratch.length * 2)];
+        }
+        byte[] o = scratch;
+        for (int i = ev.commStart; i < ev.commEnd; i++) {
+            byte c = b[i];
+            o[n++] = c == ' ' ? (byte) '_' : c;
+        }
+        java = n >= 4 && o[0] == 'j' && o[1] == 'a' && o[2] == 'v' && o[3] == 'a';
+        if (opt.pid() || opt.tid()) {
+            o[n++] = '-';
+            int ps = ev.pidStart;
+            int pe = ev.pidEnd;
+            int tsx = ev.tidStart;
+            int tex = ev.tidEnd;
+            if (tsx < 0) {
+                // One id: perf printed the TID; the PID is unknown.
+                tsx = ps;
+                tex = pe;
+                ps = -1;
+            } else if (opt.perlCompat() && tex - tsx == 1 && b[tsx] == '0') {
+                // perl: a TID of "0" is false, so it takes the PID's place (swapper 0/0 -> swapper-?/0).
+                tsx = ps;
+                tex = pe;
+                ps = -1;
+            }
+            if (ps < 0) {
+                o[n++] = '?';
+            } else {
+                System.arraycopy(b, ps, o, n, pe - ps);
+                n += pe - ps;
+            }
+            if (opt.tid()) {
+                o[n++] = '/';
+                System.arraycopy(b, tsx, o, n, tex - tsx);
+                n += tex - tsx;
+            }
+        }
+        return frames.plain(o, 0, n);
+    }
+
+    /** A frame line not in the cache: name it, remember the result, push it. */
+    private boolean newFrameLine(byte[] b, int s, int e, int hash) {
+        namer.name(b, frame, java);
+        int count = namer.skip ? 0 : namer.pieces;
+        int flags = (namer.skip ? F_SKIP : 0) | (namer.skipAfterMatch ? F_SKIP_AFTER : 0);
+        if (poolUsed + count + 1 > pool.length) {
+            pool = Arrays.copyOf(pool, Math.max(pool.length * 2, poolUsed + count + 1));
+        }
+        int at = poolUsed;
+        pool[at] = count | flags;
+        // Pieces are stored innermost first: the stack is collected leaf first.
+        int pieceStart;
+        for (int k = 0; k < count; k++) {
+            int piece = count - 1 - k;
+            pieceStart = piece == 0 ? 0 : namer.ends[piece - 1];
+            int len = namer.ends[piece] - pieceStart;
+            pool[at + 1 + k] = frames.plain(namer.out, pieceStart, len,
+                    ByteStringPool.hash(namer.out, pieceStart, len));
+        }
+        poolUsed += count + 1;
+        cache.put(hash, java, b, s, e, at);
+        push(at);
+        return true;
+    }
+
+    private void push(int at) {
+        int head = pool[at];
+        if ((head & F_SKIP) != 0) {
+            lastLinePos = -1;
+            return;
+        }
+        int count = head & COUNT_MASK;
+        if (depth + count > stack.length) {
+            stack = Arrays.copyOf(stack, Math.max(stack.length * 2, depth + count));
+        }
+        lastLinePos = depth;
+        System.arraycopy(pool, at + 1, stack, depth, count);
+        depth += count;
+        if ((head & F_SKIP_AFTER) != 0) {
+            skipRemaining = true;
+        }
+    }
+
+    /** perf script -F+srcline: the source line of the frame above, added to its innermost piece. */
+    private void srcline(byte[] b, int s, int e) {
+        int pos = lastLinePos;
+        lastLinePos = -1; // one source line per frame
+        if (pos < 0) {
+            return;
+        }
+        // Drop [...] groups (module offsets), trim; perl's rule.
+        byte[] t = new byte[e - s];
+        int n = 0;
+        for (int i = s; i < e; i++) {
+            if (b[i] == '[') {
+                int close = EventLine.indexOf(b, i + 1, e, (byte) ']');
+                if (close >= 0) {
+                    i = close;
+                    continue;
+                }
+            }
+            t[n++] = b[i];
+        }
+        int ts = 0;
+        while (ts < n && PerfBytes.isSpace(t[ts])) {
+            ts++;
+        }
+        while (n > ts && PerfBytes.isSpace(t[n - 1])) {
+            n--;
+        }
+        if (n == ts) {
+            return;
+        }
+        byte[] name = frames.nameBytes(stack[pos]);
+        int tag = name.length;
+        if (!opt.perlCompat() && tag >= 4 && name[tag - 4] == '_' && name[tag - 3] == '[' && name[tag - 1] == ']') {
+            tag -= 4; // keep the annotation last, where flame graph colouring looks for it
+        }
+        byte[] o = new byte[name.length + 1 + (n - ts)];
+        System.arraycopy(name, 0, o, 0, tag);
+        o[tag] = ':';
+        System.arraycopy(t, ts, o, tag + 1, n - ts);
+        System.arraycopy(name, tag, o, tag + 1 + (n - ts), name.length - tag);
+        stack[pos] = frames.plain(o, 0, o.length);
+    }
+
+    /** Closes the open sample: walks its frames root first into the tree and adds its weight. */
+    private void endSample() {
+        if (inSample && !skipping) {
+            int node = skipRemaining ? CallTree.ROOT : tree.child(CallTree.ROOT, pnameFrame);
+            for (int i = depth - 1; i >= 0; i--) {
+                node = tree.child(node, stack[i]);
+            }
+            if (node != CallTree.ROOT) {
+                tree.addSelf(node, period);
+                totalWeight += period;
+                samples++;
+            }
+        }
+        inSample = false;
+        skipping = false;
+        skipRemaining = false;
+        depth = 0;
+        lastLinePos = -1;
+    }
+}

@@ -1,0 +1,290 @@
+package org.stackfold.collapse.perf;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import org.stackfold.collapse.Collapser;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.io.Input;
+import org.stackfold.io.InputException;
+import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameTable;
+import org.stackfold.model.Profile;
+
+/**
+ * {@code stackfold collapse perf}: {@code perf script} output to folded stacks, as
+ * stackcollapse-perf.pl and inferno-collapse-perf do. Rules and differences: docs/collapse-perf.md.
+ *
+ * <p>The input is memory-mapped and cut at sample boundaries (blank lines) into one range per
+ * core; each range is collapsed by a {@link PerfChunkParser} into its own tree and the trees are
+ * merged. The default event filter (the first event in the input, as both peers do) is found by a
+ * short scan of the start before the ranges run, so every range filters alike.
+ */
+public final class PerfCollapser implements Collapser {
+    @Override
+    public String name() {
+        return "perf";
+    }
+
+    /** An event line followed by a stack line (or an event line carrying its frame), as inferno checks. */
+    @Override
+    public boolean detect(byte[] head, int length) {
+        EventLine ev = new EventLine();
+        FrameLine fr = new FrameLine();
+        int s = 0;
+        boolean afterEvent = false;
+        while (s < length) {
+            int e = s;
+            while (e < length && head[e] != '\n') {
+                e++;
+            }
+            if (e == length && afterEvent && length == head.length) {
+                return false; // the next line may be cut short
+            }
+            boolean blank = true;
+            for (int i = s; i < e; i++) {
+                blank &= PerfBytes.isSpace(head[i]);
+            }
+            if (e > s && head[s] == '#') {
+                // comment
+            } else if (blank) {
+                afterEvent = false;
+            } else if (afterEvent) {
+                return fr.parse(head, s, e);
+            } else {
+                if (!ev.parse(head, s, e)) {
+                    return false;
+                }
+                if (ev.restStart < e && fr.parse(head, ev.restStart, e)) {
+                    return true;
+                }
+                afterEvent = true;
+            }
+            s = e + 1;
+        }
+        return false;
+    }
+
+    @Override
+    public Profile collapse(Input in, FormatOptions options, Consumer<String> warnings) throws IOException {
+        return collapse(in, PerfOptions.from(options), warnings);
+    }
+
+    public Profile collapse(Input in, PerfOptions opt, Consumer<String> warnings) throws IOException {
+        if (opt.inline()) {
+            warnings.accept("--inline: stackfold has no symbolizer yet; frames are kept as perf printed them");
+        } else if (opt.context()) {
+            warnings.accept("--context only applies with --inline; ignored");
+        }
+        MemorySegment data = in.bytes();
+        String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
+        long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
+        List<PerfChunkParser> parts = new ArrayList<>();
+        for (int i = 0; i + 1 < cuts.length; i++) {
+            parts.add(new PerfChunkParser(data, cuts[i], cuts[i + 1], opt, filter));
+        }
+        runAll(parts);
+        long linesBefore = 0;
+        for (PerfChunkParser p : parts) {
+            if (p.error != null) {
+                throw InputException.atLine(in.name(), linesBefore + p.errorLine, p.error);
+            }
+            linesBefore += p.lines;
+        }
+        PerfChunkParser first = parts.getFirst();
+        for (int i = 1; i < parts.size(); i++) {
+            merge(first, parts.get(i));
+        }
+        report(in.name(), parts, filter, opt, warnings);
+        String unit = filter == null ? "samples" : filter;
+        return new Profile(first.frames, first.tree, List.of(new Profile.ValueType(unit, "count")));
+    }
+
+    private static void report(String name, List<PerfChunkParser> parts, String filter, PerfOptions opt,
+                               Consumer<String> warnings) {
+        long before = 0;
+        long bad = 0;
+        long badLine = 0;
+        String badText = null;
+        long orphans = 0;
+        long orphanLine = 0;
+        String orphanText = null;
+        Map<String, Long> others = new LinkedHashMap<>();
+        for (PerfChunkParser p : parts) {
+            if (p.badLines > 0 && badText == null) {
+                badLine = before + p.firstBadLine;
+                badText = p.firstBadText;
+            }
+            if (p.orphanLines > 0 && orphanText == null) {
+                orphanLine = before + p.firstOrphanLine;
+                orphanText = p.firstOrphanText;
+            }
+            bad += p.badLines;
+            orphans += p.orphanLines;
+            for (int i = 0; i < p.otherEventKinds; i++) {
+                others.merge(new String(p.otherEvents[i], StandardCharsets.UTF_8), p.otherEventSamples[i], Long::sum);
+            }
+            before += p.lines;
+        }
+        if (bad > 0) {
+            warnings.accept(name + ": skipped " + bad + " unrecognised line" + (bad == 1 ? "" : "s")
+                    + " (first at line " + badLine + ": " + badText + ")");
+        }
+        if (orphans > 0) {
+            warnings.accept(name + ": ignored " + orphans + " stack line" + (orphans == 1 ? "" : "s")
+                    + " outside any sample, after a blank line (first at line " + orphanLine + ": " + orphanText + ")");
+        }
+        if (!others.isEmpty()) {
+            StringBuilder sb = new StringBuilder();
+            others.forEach((ev, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(n).append(" of '").append(ev).append("'"));
+            warnings.accept(name + ": counted only events of type '" + filter + "'"
+                    + (opt.eventFilter() == null ? " (the first in the input)" : "")
+                    + "; skipped samples: " + sb + " (choose with --event-filter)");
+        }
+    }
+
+    /** The event of the first event line that names one, or null. Reads at most the first 64 MiB. */
+    static String firstEvent(MemorySegment data, boolean perl) {
+        long size = Math.min(data.byteSize(), 64L << 20);
+        EventLine ev = new EventLine();
+        FrameLine fr = new FrameLine();
+        byte[] buf = new byte[4096];
+        long s = 0;
+        boolean inSample = false;
+        while (s < size) {
+            long e = s;
+            while (e < size && data.get(ValueLayout.JAVA_BYTE, e) != '\n') {
+                e++;
+            }
+            int len = (int) Math.min(e - s, 1 << 20);
+            if (len > buf.length) {
+                buf = new byte[len];
+            }
+            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, s, buf, 0, len);
+            boolean blank = true;
+            for (int i = 0; i < len; i++) {
+                blank &= PerfBytes.isSpace(buf[i]);
+            }
+            if (len > 0 && buf[0] == '#') {
+                // comment
+            } else if (blank) {
+                inSample = false;
+            } else if (!(inSample && PerfBytes.isSpace(buf[0]) && fr.parse(buf, 0, len)) && ev.parse(buf, 0, len)) {
+                if (ev.eventStart >= 0 && (!perl || ev.perlSeesEvent)) {
+                    return new String(buf, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8);
+                }
+                inSample = true;
+            }
+            s = e + 1;
+        }
+        return null;
+    }
+
+    /**
+     * Cut points: 0, then the start of a sample (just after a blank line) near each k/parts of the
+     * size, then the size. Where no blank line follows a target point the rest stays one range.
+     */
+    static long[] cutAtSamples(MemorySegment data, int threads, long chunkBytes) {
+        long size = data.byteSize();
+        int parts = (int) Math.max(1, Math.min(threads, size / Math.max(1, chunkBytes)));
+        List<Long> cuts = new ArrayList<>();
+        cuts.add(0L);
+        for (int k = 1; k < parts; k++) {
+            long p = Math.max(cuts.getLast(), size * k / parts);
+            long cut = nextSampleStart(data, p, size);
+            if (cut < 0) {
+                break;
+            }
+            if (cut > cuts.getLast() && cut < size) {
+                cuts.add(cut);
+            }
+        }
+        cuts.add(size);
+        return cuts.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** The offset just after the first blank line ("\n" then only spaces/tabs then "\n") at or after p, or -1. */
+    private static long nextSampleStart(MemorySegment data, long p, long size) {
+        // Move to the start of a line.
+        while (p > 0 && p < size && data.get(ValueLayout.JAVA_BYTE, p - 1) != '\n') {
+            p++;
+        }
+        while (p < size) {
+            long q = p;
+            while (q < size) {
+                byte c = data.get(ValueLayout.JAVA_BYTE, q);
+                if (c == '\n') {
+                    return q + 1; // p..q is a blank line
+                }
+                if (!PerfBytes.isSpace(c)) {
+                    break;
+                }
+                q++;
+            }
+            // Skip to the next line.
+            while (q < size && data.get(ValueLayout.JAVA_BYTE, q) != '\n') {
+                q++;
+            }
+            p = q + 1;
+        }
+        return -1;
+    }
+
+    private static void runAll(List<PerfChunkParser> parts) throws IOException {
+        if (parts.size() == 1) {
+            parts.getFirst().run();
+            return;
+        }
+        try (ExecutorService pool = Executors.newFixedThreadPool(parts.size())) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (PerfChunkParser p : parts) {
+                fs.add(pool.submit(p));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IOException(e.getCause());
+        }
+    }
+
+    /** Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. */
+    private static void merge(PerfChunkParser a, PerfChunkParser b) {
+        FrameTable fb = b.frames;
+        int[] frameMap = new int[fb.size()];
+        for (int f = 0; f < frameMap.length; f++) {
+            byte[] name = fb.nameBytes(f);
+            frameMap[f] = a.frames.plain(name, 0, name.length);
+        }
+        CallTree ta = a.tree;
+        CallTree tb = b.tree;
+        int[] nodeMap = new int[tb.size()];
+        for (int n = 1; n < tb.size(); n++) {
+            int m = ta.child(nodeMap[tb.parent(n)], frameMap[tb.frame(n)]);
+            nodeMap[n] = m;
+            long s = tb.self(n);
+            if (s != 0) {
+                ta.addSelf(m, s);
+            }
+        }
+    }
+}

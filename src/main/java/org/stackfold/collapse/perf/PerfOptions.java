@@ -1,0 +1,69 @@
+package org.stackfold.collapse.perf;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.stackfold.format.FormatOptions;
+
+/**
+ * What {@code stackfold collapse perf} was asked to do. Names follow stackcollapse-perf.pl and
+ * inferno-collapse-perf; {@link #from(FormatOptions)} reads them from the CLI's option map.
+ *
+ * @param pid          root frame {@code comm-PID}
+ * @param tid          root frame {@code comm-PID/TID} (PID is {@code ?} where perf printed one id)
+ * @param kernel       append {@code _[k]} to kernel frames
+ * @param jit          append {@code _[j]} to JIT frames (perf map files, jitdump {@code jitted-*.so})
+ * @param addrs        unresolved symbols become {@code [module <pc>]} instead of {@code [module]}
+ * @param eventFilter  only samples of this event; null = the first event in the input
+ * @param skipAfter    function names: frames below (callers of) the first match are dropped, and the
+ *                     process root with them (inferno's {@code --skip-after})
+ * @param inline       accepted for compatibility; there is no symbolizer yet (frames stay as printed)
+ * @param context      with {@code inline}: source context (accepted, no effect yet)
+ * @param srcline      input is {@code perf script -F+srcline}: source lines follow frames
+ * @param perlCompat   reproduce stackcollapse-perf.pl's names: delete quotes, perl's argument
+ *                     stripping, no Rust repair, perl's kernel/JIT module tests, perl's srcline order
+ * @param lenient      skip unrecognised lines and count them instead of failing
+ * @param threads      worker threads (default: available processors)
+ * @param chunkBytes   smallest input range worth a thread of its own (tests lower it)
+ */
+public record PerfOptions(boolean pid, boolean tid, boolean kernel, boolean jit, boolean addrs,
+                          String eventFilter, List<String> skipAfter, boolean inline, boolean context,
+                          boolean srcline, boolean perlCompat, boolean lenient, int threads,
+                          long chunkBytes) {
+    public static final long DEFAULT_CHUNK_BYTES = 8L << 20;
+
+    public PerfOptions {
+        skipAfter = List.copyOf(skipAfter);
+        threads = Math.max(1, threads);
+        chunkBytes = Math.max(1, chunkBytes);
+    }
+
+    public static PerfOptions defaults() {
+        return new PerfOptions(false, false, false, false, false, null, List.of(), false, false, false,
+                false, false, Runtime.getRuntime().availableProcessors(), DEFAULT_CHUNK_BYTES);
+    }
+
+    /**
+     * Reads the option map: {@code pid tid kernel jit all addrs inline context srcline perl-compat
+     * lenient} (booleans), {@code event-filter} (string), {@code skip-after} (names separated by
+     * newlines), {@code threads}, {@code chunk-bytes}.
+     */
+    public static PerfOptions from(FormatOptions o) {
+        boolean all = o.flag("all");
+        List<String> skip = new ArrayList<>();
+        String s = o.get("skip-after", "");
+        for (String name : s.split("\n")) {
+            if (!name.isEmpty()) {
+                skip.add(name);
+            }
+        }
+        String filter = o.get("event-filter", null);
+        if (filter != null && filter.isEmpty()) {
+            filter = null;
+        }
+        return new PerfOptions(o.flag("pid"), o.flag("tid"), o.flag("kernel") || all, o.flag("jit") || all,
+                o.flag("addrs"), filter, skip, o.flag("inline"), o.flag("context"), o.flag("srcline"),
+                o.flag("perl-compat"), o.flag("lenient"),
+                (int) o.getLong("threads", Runtime.getRuntime().availableProcessors()),
+                o.getLong("chunk-bytes", DEFAULT_CHUNK_BYTES));
+    }
+}

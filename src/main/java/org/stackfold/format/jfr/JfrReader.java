@@ -1,0 +1,288 @@
+package org.stackfold.format.jfr;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import jdk.jfr.consumer.RecordedClass;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedMethod;
+import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingFile;
+import org.stackfold.io.Input;
+import org.stackfold.io.InputException;
+import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameKind;
+import org.stackfold.model.FrameTable;
+import org.stackfold.model.Profile;
+
+/**
+ * Reads a JDK Flight Recorder file with the JDK's own parser ({@code jdk.jfr.consumer}), one event
+ * at a time ({@link RecordingFile#readEvent}, never the whole recording in memory), into a profile
+ * of the selected event type's stack traces.
+ *
+ * <p>Frames are {@code package.Class.method} with the JFR frame type as {@link FrameKind}
+ * (Interpreted, JIT compiled, Inlined, Native; async-profiler's C1 compiled, C++ and Kernel too).
+ * Options: {@code event} (see {@link JfrEvents}), {@code thread-frames} (root frame
+ * {@code [name tid=N]}), {@code lines} ({@code method:line}), {@code bci} ({@code method@bci}).
+ * A stack JFR cut at its depth limit gets a {@code [truncated]} root frame, so its partial stacks
+ * don't pose as real roots.
+ */
+public final class JfrReader {
+    private static final int STACK_CACHE = 1 << 20;
+    private final JfrEvents events;
+    private final boolean threadFrames;
+    private final boolean lines;
+    private final boolean bci;
+    private final Consumer<String> warnings;
+
+    public JfrReader(String event, boolean threadFrames, boolean lines, boolean bci, Consumer<String> warnings) {
+        this.events = JfrEvents.of(event);
+        if (events == null) {
+            throw new InputException("unknown JFR event '" + event + "'; use one of " + JfrEvents.aliases()
+                    + " or a full event name such as jdk.ExecutionSample");
+        }
+        this.threadFrames = threadFrames;
+        this.lines = lines;
+        this.bci = bci;
+        this.warnings = warnings;
+    }
+
+    /** Runs {@code body} on a path to the recording: the file itself, or a temporary copy of a stream. */
+    interface PathBody<T> {
+        T apply(Path p) throws IOException;
+    }
+
+    static <T> T withPath(Input in, PathBody<T> body) throws IOException {
+        if (in.path() != null && !in.isGzip()) {
+            return body.apply(in.path());
+        }
+        Path tmp = Files.createTempFile("stackfold-", ".jfr");
+        try {
+            try (InputStream s = in.stream()) {
+                Files.copy(s, tmp, StandardCopyOption.REPLACE_EXISTING);
+            }
+            return body.apply(tmp);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    public Profile read(Input in) throws IOException {
+        return withPath(in, p -> read(p, in.name()));
+    }
+
+    private Profile read(Path path, String name) throws IOException {
+        FrameTable frames = new FrameTable();
+        CallTree tree = new CallTree(1);
+        Map<String, Long> seen = new TreeMap<>();
+        Map<RecordedMethod, String> methodNames = new IdentityHashMap<>();
+        Map<Long, Integer> threadFrame = new HashMap<>();
+        Map<String, Integer> classFrame = new HashMap<>();
+        int truncatedFrame = frames.frame("[truncated]", FrameKind.SYNTHETIC);
+        long matched = 0;
+        long noStack = 0;
+        long truncated = 0;
+        int[] stack = new int[128];
+        Map<RecordedStackTrace, int[]> stackFrames = new IdentityHashMap<>();
+        try (RecordingFile file = new RecordingFile(path)) {
+            while (file.hasMoreEvents()) {
+                RecordedEvent e = file.readEvent();
+                String type = e.getEventType().getName();
+                if (!events.eventNames().contains(type)) {
+                    if (e.getStackTrace() != null) {
+                        seen.merge(type, 1L, Long::sum);
+                    }
+                    continue;
+                }
+                matched++;
+                RecordedStackTrace st = e.getStackTrace();
+                if (st == null) {
+                    noStack++;
+                    continue;
+                }
+                long weight = events.weightOf(e);
+                if (weight == 0) {
+                    continue;
+                }
+                // The parser hands out one RecordedStackTrace object per distinct stack of a chunk, so
+                // its frames are converted once; getFrames() is the costly part of reading a recording.
+                int[] fs = stackFrames.get(st);
+                if (fs == null) {
+                    if (stackFrames.size() >= STACK_CACHE) {
+                        stackFrames.clear();
+                    }
+                    fs = frames(frames, methodNames, st, truncatedFrame);
+                    stackFrames.put(st, fs);
+                }
+                int need = fs.length + 2;
+                if (need > stack.length) {
+                    stack = Arrays.copyOf(stack, Math.max(need, stack.length * 2));
+                }
+                int depth = 0;
+                if (threadFrames) {
+                    RecordedThread t = e.hasField("sampledThread") ? e.getThread("sampledThread") : e.getThread();
+                    stack[depth++] = threadFrame(frames, threadFrame, t);
+                }
+                if (st.isTruncated()) {
+                    truncated++;
+                }
+                System.arraycopy(fs, 0, stack, depth, fs.length);
+                depth += fs.length;
+                if (events.weight() == JfrEvents.Weight.ALLOCATION && e.hasField("objectClass")) {
+                    RecordedClass c = e.getClass("objectClass");
+                    if (c != null) {
+                        stack[depth++] = classFrame.computeIfAbsent(javaName(c.getName()),
+                                n -> frames.frame(n, FrameKind.SYNTHETIC));
+                    }
+                }
+                tree.addSelf(tree.path(stack, 0, depth), weight);
+            }
+        } catch (IOException | RuntimeException ex) {
+            if (ex instanceof InputException ie) {
+                throw ie;
+            }
+            throw new InputException(name + ": not a readable JFR recording: " + ex.getMessage(), ex);
+        }
+        if (matched == 0) {
+            StringBuilder has = new StringBuilder();
+            seen.forEach((k, v) -> has.append(has.isEmpty() ? "" : ", ").append(k).append(" (").append(v).append(')'));
+            throw new InputException(name + ": no " + String.join("/", events.eventNames()) + " events"
+                    + (has.isEmpty() ? " and no other events with stack traces"
+                    : "; events with stack traces: " + has + "; choose one with --event ("
+                    + JfrEvents.aliases() + " or a full name)"));
+        }
+        if (noStack > 0) {
+            warnings.accept(name + ": " + noStack + " of " + matched + " events had no stack trace and were skipped");
+        }
+        if (truncated > 0) {
+            warnings.accept(name + ": " + truncated + " stack" + (truncated == 1 ? " was" : "s were")
+                    + " truncated by JFR's depth limit (put under [truncated]; record with a larger stackdepth)");
+        }
+        return new Profile(frames, tree, List.of(events.valueType()));
+    }
+
+    /** A stack trace's frame ids, root first, under {@code [truncated]} where JFR cut it. */
+    private int[] frames(FrameTable frames, Map<RecordedMethod, String> names, RecordedStackTrace st, int truncatedFrame) {
+        List<RecordedFrame> fs = st.getFrames();
+        int extra = st.isTruncated() ? 1 : 0;
+        int[] out = new int[fs.size() + extra];
+        if (extra == 1) {
+            out[0] = truncatedFrame;
+        }
+        for (int i = fs.size() - 1, d = extra; i >= 0; i--, d++) {
+            out[d] = frame(frames, names, fs.get(i));
+        }
+        return out;
+    }
+
+    private static int threadFrame(FrameTable frames, Map<Long, Integer> cache, RecordedThread t) {
+        if (t == null) {
+            return frames.frame("[unknown thread]", FrameKind.SYNTHETIC);
+        }
+        long id = t.getJavaThreadId() > 0 ? t.getJavaThreadId() : -t.getOSThreadId() - 1;
+        Integer f = cache.get(id);
+        if (f == null) {
+            String n = t.getJavaName() != null ? t.getJavaName() : t.getOSName();
+            long tid = t.getJavaThreadId() > 0 ? t.getJavaThreadId() : t.getOSThreadId();
+            f = frames.frame("[" + n + " tid=" + tid + "]", FrameKind.SYNTHETIC);
+            cache.put(id, f);
+        }
+        return f;
+    }
+
+    static FrameKind kind(String jfrType) {
+        if (jfrType == null) {
+            return FrameKind.UNKNOWN;
+        }
+        return switch (jfrType) {
+            case "Interpreted" -> FrameKind.INTERPRETED;
+            case "JIT compiled", "C1 compiled" -> FrameKind.JIT;
+            case "Inlined" -> FrameKind.INLINED;
+            case "Native", "C++" -> FrameKind.NATIVE;
+            case "Kernel" -> FrameKind.KERNEL;
+            default -> FrameKind.UNKNOWN;
+        };
+    }
+
+    private int frame(FrameTable frames, Map<RecordedMethod, String> names, RecordedFrame f) {
+        RecordedMethod m = f.getMethod();
+        String name = m == null ? "[unknown]" : names.computeIfAbsent(m, JfrReader::methodName);
+        FrameKind kind = kind(f.getType());
+        int line = FrameTable.NONE;
+        int offset = FrameTable.NONE;
+        if (lines && f.getLineNumber() > 0) {
+            line = f.getLineNumber();
+            name = name + ":" + line;
+        }
+        if (bci && f.getBytecodeIndex() >= 0) {
+            offset = f.getBytecodeIndex();
+            name = name + "@" + offset;
+        }
+        if (line == FrameTable.NONE && offset == FrameTable.NONE) {
+            return frames.frame(name, kind);
+        }
+        return frames.frame(name, kind, null, line, FrameTable.NONE, FrameTable.NONE, FrameTable.NONE, offset);
+    }
+
+    private static String methodName(RecordedMethod m) {
+        RecordedClass c = m.getType();
+        return c == null ? m.getName() : javaName(c.getName()) + "." + m.getName();
+    }
+
+    /** JFR gives binary names; arrays become source form: "[J" to "long[]", "[Ljava.lang.String;" to "java.lang.String[]". */
+    static String javaName(String binary) {
+        if (binary == null || !binary.startsWith("[")) {
+            return binary;
+        }
+        int dims = 0;
+        while (dims < binary.length() && binary.charAt(dims) == '[') {
+            dims++;
+        }
+        String rest = binary.substring(dims);
+        String base = switch (rest) {
+            case "Z" -> "boolean";
+            case "B" -> "byte";
+            case "C" -> "char";
+            case "S" -> "short";
+            case "I" -> "int";
+            case "J" -> "long";
+            case "F" -> "float";
+            case "D" -> "double";
+            default -> rest.startsWith("L") && rest.endsWith(";") ? rest.substring(1, rest.length() - 1) : rest;
+        };
+        return base + "[]".repeat(dims);
+    }
+
+    /** For {@code stackfold info}: event types in the recording, with counts and stack-trace counts. */
+    static void describe(Path path, String name, PrintWriter out) throws IOException {
+        Map<String, long[]> counts = new TreeMap<>();
+        try (RecordingFile file = new RecordingFile(path)) {
+            while (file.hasMoreEvents()) {
+                RecordedEvent e = file.readEvent();
+                long[] c = counts.computeIfAbsent(e.getEventType().getName(), k -> new long[2]);
+                c[0]++;
+                if (e.getStackTrace() != null) {
+                    c[1]++;
+                }
+            }
+        } catch (IOException | RuntimeException ex) {
+            throw new InputException(name + ": not a readable JFR recording: " + ex.getMessage(), ex);
+        }
+        out.println(name + ": JFR recording, " + counts.size() + " event types");
+        out.printf("  %-45s %12s %12s%n", "event", "count", "with stack");
+        counts.forEach((k, v) -> out.printf("  %-45s %12d %12d%n", k, v[0], v[1]));
+        out.println("  read a profile with --event " + JfrEvents.aliases() + " or a full event name");
+    }
+}

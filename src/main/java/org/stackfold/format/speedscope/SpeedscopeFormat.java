@@ -1,0 +1,53 @@
+package org.stackfold.format.speedscope;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.format.ProfileFormat;
+import org.stackfold.io.Input;
+import org.stackfold.model.Profile;
+
+/**
+ * speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json). Reader options:
+ * {@code profile} (one profile by name or index), {@code thread-frames}; writer option {@code name}.
+ * Rules in {@link SpeedscopeReader}, {@link SpeedscopeWriter} and docs/formats.md.
+ */
+public final class SpeedscopeFormat implements ProfileFormat {
+    @Override
+    public String name() {
+        return "speedscope";
+    }
+
+    @Override
+    public List<String> extensions() {
+        return List.of("speedscope.json", "speedscope");
+    }
+
+    /** A JSON object naming speedscope's schema, or with both "shared" and "profiles" keys near the top. */
+    @Override
+    public boolean sniff(byte[] head, int length) {
+        int i = 0;
+        while (i < length && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) {
+            i++;
+        }
+        if (i >= length || head[i] != '{') {
+            return false;
+        }
+        String s = new String(head, i, length - i, StandardCharsets.ISO_8859_1);
+        return s.contains("speedscope.app/file-format-schema")
+                || (s.contains("\"shared\"") && s.contains("\"profiles\"") && s.contains("\"frames\""));
+    }
+
+    @Override
+    public Profile read(Input in, FormatOptions options) throws IOException {
+        return new SpeedscopeReader(options.get("profile", null), options.flag("thread-frames"),
+                w -> System.err.println("stackfold: warning: " + w)).read(in);
+    }
+
+    @Override
+    public void write(Profile profile, OutputStream out, FormatOptions options) throws IOException {
+        new SpeedscopeWriter(options.get("name", null)).write(profile, out);
+    }
+}

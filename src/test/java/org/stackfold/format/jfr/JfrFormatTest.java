@@ -1,0 +1,237 @@
+package org.stackfold.format.jfr;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.GZIPOutputStream;
+import jdk.jfr.Recording;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.format.Formats;
+import org.stackfold.io.Input;
+import org.stackfold.io.InputException;
+import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameKind;
+import org.stackfold.model.Profile;
+
+/** Reads recordings this test makes with jdk.jfr.Recording: CPU burn, allocations and parking in known methods. */
+class JfrFormatTest {
+    private static final JfrFormat FORMAT = new JfrFormat();
+    private static final String CLASS = JfrFormatTest.class.getName();
+
+    @TempDir
+    static Path dir;
+    static Path recording;
+    static volatile long sink;
+    static volatile Object keep;
+
+    @BeforeAll
+    static void record() throws IOException {
+        recording = dir.resolve("test.jfr");
+        try (Recording r = new Recording()) {
+            r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(5)).withStackTrace();
+            r.enable("jdk.ObjectAllocationSample").with("throttle", "5000/s").withStackTrace();
+            r.enable("jdk.ThreadPark").withThreshold(Duration.ZERO).withStackTrace();
+            r.start();
+            burnCpu(1500);
+            allocateArrays(300);
+            parkALot(20);
+            r.stop();
+            r.dump(recording);
+        }
+    }
+
+    /** Pure arithmetic, no calls: its samples have it as the leaf. */
+    static void burnCpu(long millis) {
+        long end = System.nanoTime() + millis * 1_000_000;
+        long x = 1;
+        while (System.nanoTime() < end) {
+            for (int i = 0; i < 100_000; i++) {
+                x = x * 6364136223846793005L + 1442695040888963407L;
+                x ^= x >>> 29;
+            }
+        }
+        sink = x;
+    }
+
+    static void allocateArrays(long millis) {
+        long end = System.nanoTime() + millis * 1_000_000;
+        while (System.nanoTime() < end) {
+            for (int i = 0; i < 1000; i++) {
+                keep = new long[1024];
+            }
+        }
+    }
+
+    static void parkALot(int times) {
+        for (int i = 0; i < times; i++) {
+            LockSupport.parkNanos(10_000_000);
+        }
+    }
+
+    private static Profile read(FormatOptions o) throws IOException {
+        try (Input in = Input.open(recording.toString())) {
+            return FORMAT.read(in, o);
+        }
+    }
+
+    /** Self weight by frame name. */
+    private static Map<String, Long> self(Profile p) {
+        Map<String, Long> out = new HashMap<>();
+        CallTree t = p.tree();
+        for (int n = 1; n < t.size(); n++) {
+            if (t.self(n) != 0) {
+                out.merge(p.frames().name(t.frame(n)), t.self(n), Long::sum);
+            }
+        }
+        return out;
+    }
+
+    /** Total weight by frame name (a frame counted once per stack). */
+    private static Map<String, Long> total(Profile p) {
+        Map<String, Long> out = new HashMap<>();
+        CallTree t = p.tree();
+        for (int n = 1; n < t.size(); n++) {
+            if (t.self(n) != 0) {
+                java.util.Set<String> seen = new java.util.HashSet<>();
+                for (int f : t.stack(n)) {
+                    if (seen.add(p.frames().name(f))) {
+                        out.merge(p.frames().name(f), t.self(n), Long::sum);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String hottest(Map<String, Long> m) {
+        return m.entrySet().stream().max(Comparator.comparingLong(Map.Entry::getValue)).orElseThrow().getKey();
+    }
+
+    @Test
+    void cpuSamplesHaveTheBurnMethodHottest() throws IOException {
+        assertThat(FORMAT.sniff(Files.readAllBytes(recording), 4)).isTrue();
+        Profile p = read(FormatOptions.none());
+        assertThat(p.valueTypes()).containsExactly(Profile.ValueType.SAMPLES);
+        assertThat(p.tree().totalSamples()).isGreaterThan(10);
+        assertThat(hottest(self(p))).isEqualTo(CLASS + ".burnCpu");
+        // JFR frame types became frame kinds.
+        CallTree t = p.tree();
+        boolean javaKind = false;
+        for (int n = 1; n < t.size(); n++) {
+            FrameKind k = p.frames().kind(t.frame(n));
+            javaKind |= k == FrameKind.JIT || k == FrameKind.INTERPRETED || k == FrameKind.INLINED;
+        }
+        assertThat(javaKind).isTrue();
+    }
+
+    @Test
+    void threadFramesLinesAndBci() throws IOException {
+        Profile p = read(FormatOptions.none().set("thread-frames", true).set("lines", true).set("bci", true));
+        CallTree t = p.tree();
+        String thread = "[" + Thread.currentThread().getName() + " tid=" + Thread.currentThread().threadId() + "]";
+        assertThat(t.find(CallTree.ROOT, p.frames().frame(thread, FrameKind.SYNTHETIC))).isPositive();
+        String hot = hottest(self(p));
+        assertThat(hot).matches(java.util.regex.Pattern.quote(CLASS + ".burnCpu") + ":\\d+@\\d+");
+        for (int n = 1; n < t.size(); n++) {
+            int f = t.frame(n);
+            if (p.frames().name(f).equals(hot)) {
+                assertThat(p.frames().line(f)).isPositive();
+                assertThat(p.frames().opcode(f)).isNotNegative();
+            }
+        }
+    }
+
+    @Test
+    void allocationSamplesAreWeightedInBytes() throws IOException {
+        Profile p = read(FormatOptions.none().set("event", "alloc"));
+        assertThat(p.valueTypes()).containsExactly(new Profile.ValueType("alloc_space", "bytes"));
+        Map<String, Long> total = total(p);
+        assertThat(total).containsKey(CLASS + ".allocateArrays");
+        assertThat(hottest(self(p))).isEqualTo("long[]");
+        assertThat(total.get(CLASS + ".allocateArrays")).isGreaterThan(8 * 1024);
+    }
+
+    @Test
+    void parkEventsAreWeightedByDuration() throws IOException {
+        Profile p = read(FormatOptions.none().set("event", "park"));
+        assertThat(p.valueTypes()).containsExactly(new Profile.ValueType("park", "nanoseconds"));
+        assertThat(total(p).get(CLASS + ".parkALot")).isGreaterThanOrEqualTo(20 * 9_000_000L);
+    }
+
+    @Test
+    void missingEventsNameWhatTheRecordingHas() {
+        assertThatThrownBy(() -> read(FormatOptions.none().set("event", "lock")))
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining("no jdk.JavaMonitorEnter events")
+                .hasMessageContaining("jdk.ExecutionSample (");
+        assertThatThrownBy(() -> read(FormatOptions.none().set("event", "bogus")))
+                .isInstanceOf(InputException.class).hasMessageContaining("unknown JFR event 'bogus'");
+    }
+
+    @Test
+    void gzipAndStdinAreReadThroughATemporaryFile() throws IOException {
+        Path gz = dir.resolve("test.jfr.gz");
+        try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(gz))) {
+            Files.copy(recording, o);
+        }
+        try (Input in = Input.open(gz.toString())) {
+            assertThat(Formats.forInput(in, null)).isInstanceOf(JfrFormat.class);
+            assertThat(hottest(self(FORMAT.read(in, FormatOptions.none())))).isEqualTo(CLASS + ".burnCpu");
+        }
+    }
+
+    @Test
+    void notARecordingIsAClearError() throws IOException {
+        Path bad = dir.resolve("bad.jfr");
+        byte[] junk = new byte[300];
+        junk[0] = 'F';
+        junk[1] = 'L';
+        junk[2] = 'R';
+        junk[6] = 2;
+        Files.write(bad, junk);
+        try (Input in = Input.open(bad.toString())) {
+            assertThatThrownBy(() -> FORMAT.read(in, FormatOptions.none()))
+                    .isInstanceOf(InputException.class).hasMessageContaining("bad.jfr: not a readable JFR recording");
+        }
+        Path truncated = dir.resolve("cut.jfr");
+        byte[] all = Files.readAllBytes(recording);
+        Files.write(truncated, java.util.Arrays.copyOf(all, all.length / 2));
+        try (Input in = Input.open(truncated.toString())) {
+            // A cut recording either yields the complete chunks' events or a clear error; never a crash.
+            try {
+                FORMAT.read(in, FormatOptions.none());
+            } catch (InputException expected) {
+                assertThat(expected.getMessage()).contains("cut.jfr");
+            }
+        }
+    }
+
+    @Test
+    void describeListsEventTypes() throws IOException {
+        StringWriter s = new StringWriter();
+        try (Input in = Input.open(recording.toString())) {
+            assertThat(FORMAT.describe(in, FormatOptions.none(), new PrintWriter(s, true))).isTrue();
+        }
+        assertThat(s.toString()).contains("jdk.ExecutionSample").contains("jdk.ThreadPark");
+    }
+
+    @Test
+    void isReadOnly() {
+        assertThat(FORMAT.canWrite()).isFalse();
+        assertThat(Formats.forOutput("x.jfr", null, "folded").name()).isEqualTo("folded");
+    }
+}

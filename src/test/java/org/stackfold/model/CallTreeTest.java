@@ -1,0 +1,126 @@
+package org.stackfold.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class CallTreeTest {
+    @Test
+    void childFindsOrCreates() {
+        CallTree t = new CallTree();
+        int a = t.child(CallTree.ROOT, 7);
+        assertThat(t.child(CallTree.ROOT, 7)).isEqualTo(a);
+        int b = t.child(a, 7);
+        assertThat(b).isNotEqualTo(a);
+        assertThat(t.parent(b)).isEqualTo(a);
+        assertThat(t.frame(b)).isEqualTo(7);
+        assertThat(t.find(a, 8)).isEqualTo(-1);
+        assertThat(t.size()).isEqualTo(3);
+    }
+
+    @Test
+    void manyChildrenAndManyNodesStayConsistent() {
+        // Exercises list lookups, the switch to the hash index past 8 children, rehashing and paging.
+        CallTree t = new CallTree();
+        SplittableRandom r = new SplittableRandom(5);
+        Map<Long, Integer> expected = new HashMap<>();
+        List<Integer> nodes = new ArrayList<>(List.of(CallTree.ROOT));
+        for (int i = 0; i < 1_500_000; i++) {
+            int parent = nodes.get(r.nextInt(nodes.size()));
+            int frame = r.nextInt(i < 1000 ? 3 : 50);
+            long key = ((long) parent << 32) | frame;
+            int n = t.child(parent, frame);
+            Integer before = expected.putIfAbsent(key, n);
+            if (before != null) {
+                assertThat(n).isEqualTo(before);
+            } else {
+                nodes.add(n);
+            }
+        }
+        assertThat(t.size()).isEqualTo(nodes.size());
+        expected.forEach((key, n) -> assertThat(t.find((int) (key >>> 32), (int) (long) key)).isEqualTo(n));
+    }
+
+    @Test
+    void totalsAndDepths() {
+        CallTree t = new CallTree();
+        int a = t.child(0, 1);
+        int b = t.child(a, 2);
+        int c = t.child(a, 3);
+        t.addSelf(a, 1);
+        t.addSelf(b, 2);
+        t.addSelf(c, 4);
+        long[] total = t.totals();
+        assertThat(total[a]).isEqualTo(7);
+        assertThat(total[CallTree.ROOT]).isEqualTo(7);
+        assertThat(t.depths()[c]).isEqualTo(2);
+        assertThat(t.stack(c)).containsExactly(1, 3);
+    }
+
+    @Test
+    void countOverflowIsAnError() {
+        CallTree t = new CallTree();
+        int a = t.child(0, 1);
+        t.addSelf(a, Long.MAX_VALUE);
+        assertThatThrownBy(() -> t.addSelf(a, 1)).isInstanceOf(ArithmeticException.class);
+    }
+
+    @Test
+    void walkVisitsDepthFirstInSortedOrder() {
+        FrameTable f = new FrameTable();
+        CallTree t = new CallTree();
+        int m = t.child(0, f.plain("main"));
+        t.child(m, f.plain("zeta"));
+        int al = t.child(m, f.plain("alpha"));
+        t.child(al, f.plain("inner"));
+        t.child(0, f.plain("aaa"));
+        t.sortChildren(f);
+        List<String> seen = new ArrayList<>();
+        t.walk(new CallTree.Visitor() {
+            @Override
+            public void enter(int node, int depth) {
+                seen.add(depth + ":" + f.name(t.frame(node)));
+            }
+
+            @Override
+            public void exit(int node, int depth) {
+                seen.add("/" + f.name(t.frame(node)));
+            }
+        });
+        assertThat(seen).containsExactly("1:aaa", "/aaa", "1:main", "2:alpha", "3:inner", "/inner", "/alpha",
+                "2:zeta", "/zeta", "/main");
+    }
+
+    @Test
+    void differentialTreeHasTwoColumns() {
+        CallTree t = new CallTree(2);
+        int a = t.child(0, 1);
+        t.addSelf(a, 0, 3);
+        t.addSelf(a, 1, 5);
+        assertThat(t.totalSamples(0)).isEqualTo(3);
+        assertThat(t.totalSamples(1)).isEqualTo(5);
+        assertThat(t.totals(1)[0]).isEqualTo(5);
+    }
+
+    @Test
+    void framesInternByNameAndLocation() {
+        FrameTable f = new FrameTable();
+        int a = f.plain("x");
+        assertThat(f.plain("x")).isEqualTo(a);
+        int b = f.frame("x", FrameKind.PYTHON, "m.py", 3, 3, 1, 4, 100);
+        assertThat(b).isNotEqualTo(a);
+        assertThat(f.frame("x", FrameKind.PYTHON, "m.py", 3, 3, 1, 4, 100)).isEqualTo(b);
+        assertThat(f.file(b)).isEqualTo("m.py");
+        assertThat(f.line(b)).isEqualTo(3);
+        assertThat(f.opcode(b)).isEqualTo(100);
+        assertThat(f.kind(b)).isEqualTo(FrameKind.PYTHON);
+        assertThat(f.hasLocation(a)).isFalse();
+        assertThat(f.names().size()).isEqualTo(1);
+    }
+}
