@@ -14,7 +14,7 @@ import org.stackfold.model.Profile;
  *
  * <p>{@code profile -d} puts a {@code -} frame between the user and the kernel part; it is dropped
  * ({@code keepdelimiter} keeps it) and the frames after it are known to be kernel frames.
- * {@code profile -a} appends {@code _[k]} to kernel frames itself; option {@code annotations} adds that
+ * {@code profile -a} appends {@code _[k]} to kernel frames itself; option {@code annotations} (or perf's {@code kernel}) adds that
  * tag to the frames after a {@code -} delimiter where BCC did not. Option {@code dedupkernelleaf}
  * drops a kernel leaf frame equal to its caller: BCC prepends the sampled instruction pointer to
  * the kernel stack, which on kernels whose unwinder already starts there (ORC, 6.x) repeats the
@@ -33,7 +33,7 @@ public final class BccCollapser implements Collapser {
     @Override
     public Profile collapse(Input in, FormatOptions options, Consumer<String> warnings) throws IOException {
         boolean keepDelimiter = options.flag("keepdelimiter");
-        boolean tagKernel = options.flag("annotations");
+        boolean tagKernel = options.flag("annotations") || options.flag("kernel"); // perf's name too
         boolean dedupLeaf = options.flag("dedupkernelleaf");
         Problems problems = Problems.of(in, options);
         Stacks stacks = new Stacks();

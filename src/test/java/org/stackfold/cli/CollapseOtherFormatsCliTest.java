@@ -102,6 +102,9 @@ class CollapseOtherFormatsCliTest {
         Path o = dir.resolve("b.folded");
         assertThat(run("collapse", "bcc", "--annotations", in.toString(), "-o", o.toString())).isEqualTo(0);
         assertThat(outputLines(o)).containsExactly("p;main;sys_read_[k] 3");
+        Path o2 = dir.resolve("b2.folded");
+        assertThat(run("collapse", "bcc", "--kernel", in.toString(), "-o", o2.toString())).isEqualTo(0);
+        assertThat(outputLines(o2)).containsExactly("p;main;sys_read_[k] 3");
     }
 
     @Test
