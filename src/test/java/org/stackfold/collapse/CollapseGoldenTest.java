@@ -56,6 +56,8 @@ class CollapseGoldenTest {
                         "bpftrace/bpftrace-kstack.folded", Map.of()),
                 Arguments.of("bpftrace-ustack-kstack", "bpftrace", "bpftrace/bpftrace-ustack-kstack.txt",
                         "bpftrace/bpftrace-ustack-kstack.folded", Map.of()),
+                Arguments.of("bpftrace-perf-mode", "bpftrace", "bpftrace/bpftrace-perfmode.txt",
+                        "bpftrace/bpftrace-perfmode.folded", Map.of()),
                 Arguments.of("bcc-profile", "bcc", "bcc/profile.txt", "bcc/profile.expected.folded", Map.of()),
                 Arguments.of("bcc-profile-d-a", "bcc", "bcc/profile-d-a.txt", "bcc/profile-d-a.expected.folded",
                         Map.of()),
