@@ -40,6 +40,12 @@ public final class GuessCollapser implements Collapser {
         return null;
     }
 
+    private static final String STDIN = "<stdin>";
+
+    private static String renamed(String message, String from, String to) {
+        return message.startsWith(from) ? to + message.substring(from.length()) : message;
+    }
+
     /** True where the collapser has a detector of its own (folded-input collapsers have none). */
     private static boolean detects(Collapser c) {
         try {
@@ -71,8 +77,14 @@ public final class GuessCollapser implements Collapser {
             s.close();
             return chosen.collapse(in, options, warnings);
         }
+        // The rest is re-opened as a stream input, named "<stdin>"; messages get the caller's name back.
+        String name = in.name();
         try (Input rest = Input.open("-", new SequenceInputStream(new ByteArrayInputStream(head), s))) {
-            return chosen.collapse(rest, options, warnings);
+            return chosen.collapse(rest, options, w -> warnings.accept(renamed(w, rest.name(), name)));
+        } catch (InputException e) {
+            String m = e.getMessage();
+            throw m != null && m.startsWith(STDIN) && !name.equals(STDIN)
+                    ? new InputException(renamed(m, STDIN, name), e) : e;
         }
     }
 }

@@ -18,7 +18,7 @@ import org.stackfold.io.InputException;
  */
 public final class LineReader implements AutoCloseable {
     /** Longest line accepted: a longer one is surely not the text the collapser expects. */
-    static final int MAX_LINE = 1 << 30;
+    static final int MAX_LINE = 1 << 26;
 
     private final InputStream in;
     private final String source;
@@ -74,7 +74,7 @@ public final class LineReader implements AutoCloseable {
         }
         if (limit == buf.length) {
             if (buf.length >= MAX_LINE) {
-                throw InputException.atLine(source, line + 1, "line longer than 1 GiB; is this the right format?");
+                throw InputException.atLine(source, line + 1, "line longer than 64 MiB; is this the right format?");
             }
             buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
         }
