@@ -12,10 +12,11 @@ import org.stackfold.model.Profile;
 
 /**
  * {@code collapse guess}: reads the first {@value #HEAD} bytes, asks every registered collapser's
- * {@link Collapser#detect} in registry order ({@link Collapsers#all()}; inferno's order is perf,
- * dtrace, sample, vtune, vsprof, ghcprof, xctrace) and collapses with the first that says yes,
- * passing the options on. No match is an error ("no applicable collapse implementation found"),
- * where inferno logs that and writes nothing.
+ * {@link Collapser#detect} in registry order ({@link Collapsers#all()}; inferno tries perf, dtrace,
+ * sample, vtune, vsprof, ghcprof, xctrace) and collapses with the first that says yes, passing the
+ * options on. No match is an error ("No applicable collapse implementation found for input"),
+ * where inferno logs that and writes nothing. An input shorter than the head is given to the
+ * detectors with a final newline, so its last line counts.
  *
  * <p>A file is read again from its start by the chosen collapser; standard input is not read
  * twice: the head is put back in front of the rest of the stream.
@@ -31,9 +32,8 @@ public final class GuessCollapser implements Collapser {
 
     /** The collapser that would be chosen for this head, or null. */
     public static Collapser choose(byte[] head, int length) {
-        int usable = length;
         for (Collapser c : Collapsers.all()) {
-            if (!(c instanceof GuessCollapser) && c.detect(head, usable)) {
+            if (!(c instanceof GuessCollapser) && c.detect(head, length)) {
                 return c;
             }
         }
@@ -65,7 +65,12 @@ public final class GuessCollapser implements Collapser {
             s.close();
             throw e;
         }
-        Collapser chosen = choose(head, head.length);
+        byte[] probe = head;
+        if (head.length < HEAD && head.length > 0 && head[head.length - 1] != '\n') {
+            probe = java.util.Arrays.copyOf(head, head.length + 1); // the whole input: its last line counts
+            probe[head.length] = '\n';
+        }
+        Collapser chosen = choose(probe, probe.length);
         if (chosen == null) {
             s.close();
             throw new InputException(in.name() + ": No applicable collapse implementation found for input "

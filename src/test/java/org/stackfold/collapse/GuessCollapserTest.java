@@ -46,6 +46,15 @@ class GuessCollapserTest {
     }
 
     @Test
+    void aShortInputsLastLineCountsWithoutItsNewline() throws Exception {
+        String text = "Call graph:\n    3 Thread_1\n    + 3 work  (in app) + 1  [0x1]\nTotal number in stack";
+        try (Input in = Input.ofBytes("short", text.getBytes(StandardCharsets.UTF_8))) {
+            assertThat(CollapseTesting.folded(Collapsers.byName("guess").collapse(in, FormatOptions.none(), w -> { })))
+                    .containsExactly("Thread_1;app`work 3");
+        }
+    }
+
+    @Test
     void stdinIsReadOnceWithTheHeadPutBack() throws Exception {
         byte[] data = Files.readAllBytes(CollapseTesting.resource("sample/inferno__collapse-sample__sample.txt"));
         List<String> got;
