@@ -2,14 +2,13 @@ package org.stackfold.collapse;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.List;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
 
 /**
- * Builds a collapser's {@link Profile}: frames are pushed one at a time (root first or leaf
- * first), then the stack is counted. Names arrive as Latin-1 strings from {@link LineReader}
+ * Builds a collapser's {@link Profile}: frames are pushed one at a time, root first, then the
+ * stack is counted. Names arrive as Latin-1 strings from {@link LineReader}
  * (one char per input byte) and are interned as those bytes; {@link #utf8()} switches to UTF-8 for
  * collapsers that decode their input as text (XML, column-positioned reports).
  *
@@ -81,15 +80,6 @@ public final class Stacks {
         depth = Math.min(depth, Math.max(0, newDepth));
     }
 
-    /** Reverses the pushed frames: for formats that list the leaf first. */
-    public void reverse() {
-        for (int i = 0, j = depth - 1; i < j; i++, j--) {
-            int t = stack[i];
-            stack[i] = stack[j];
-            stack[j] = t;
-        }
-    }
-
     /** Adds {@code count} to the pushed stack (root first). */
     public void add(long count) {
         try {
@@ -102,14 +92,5 @@ public final class Stacks {
     /** Sets the pushed stack's count, replacing an earlier one. */
     public void set(long count) {
         tree.setSelf(tree.path(stack, 0, depth), 0, count);
-    }
-
-    /** Adds a whole stack given root first. */
-    public void add(List<String> rootFirst, long count) {
-        clear();
-        for (String s : rootFirst) {
-            push(s);
-        }
-        add(count);
     }
 }
