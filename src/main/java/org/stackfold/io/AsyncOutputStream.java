@@ -92,7 +92,8 @@ public final class AsyncOutputStream extends OutputStream {
 
     private void check() throws IOException {
         if (failure != null) {
-            throw failure;
+            // A new exception each time: the same one thrown twice cannot be suppressed by itself.
+            throw new IOException(failure.getMessage(), failure);
         }
     }
 
