@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.folded.FoldedWriter;
+import org.stackfold.io.AsyncOutputStream;
 import org.stackfold.io.AtomicOutput;
 import org.stackfold.model.Profile;
 import picocli.CommandLine.Command;
@@ -31,7 +32,9 @@ final class FoldCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Profile p = ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from);
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
-            new FoldedWriter(p.tree().isDifferential()).write(p, out.stream());
+            try (AsyncOutputStream async = new AsyncOutputStream(out.stream())) {
+                new FoldedWriter(p.tree().isDifferential()).write(p, async);
+            }
             out.commit();
         }
         return 0;

@@ -38,7 +38,14 @@ public final class Input implements AutoCloseable {
         this.name = name;
         this.path = path;
         this.gzip = gzip;
-        this.stdin = stdin;
+        if (stdin != null) {
+            // Kept decompressed and buffered, so that head() can peek and stream() still sees it all.
+            try {
+                this.stdin = new BufferedInputStream(gzip ? new GZIPInputStream(stdin, 1 << 16) : stdin, 1 << 16);
+            } catch (IOException e) {
+                throw new InputException(name + ": not valid gzip: " + e.getMessage(), e);
+            }
+        }
     }
 
     /** Opens {@code name}, a path or {@code -}; a missing or unreadable file is an {@link InputException}. */
@@ -85,6 +92,25 @@ public final class Input implements AutoCloseable {
         return name;
     }
 
+    /**
+     * Up to {@code n} first bytes of the decompressed content, for format detection; the content can
+     * still be read whole afterwards, also from standard input.
+     */
+    public byte[] head(int n) throws IOException {
+        if (path != null) {
+            try (InputStream s = stream()) {
+                return s.readNBytes(n);
+            }
+        }
+        if (stdin == null) {
+            throw new IllegalStateException(name + " was already read");
+        }
+        stdin.mark(n);
+        byte[] head = stdin.readNBytes(n);
+        stdin.reset();
+        return head;
+    }
+
     /** The file's path, or null for standard input. */
     public Path path() {
         return path;
@@ -108,8 +134,9 @@ public final class Input implements AutoCloseable {
             if (stdin == null) {
                 throw new IllegalStateException(name + " was already read");
             }
-            raw = stdin;
+            InputStream s = stdin;
             stdin = null;
+            return s; // already decompressed, see head()
         }
         return gzip ? new GZIPInputStream(raw, 1 << 16) : raw;
     }

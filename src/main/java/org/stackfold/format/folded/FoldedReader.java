@@ -6,12 +6,10 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import org.stackfold.io.ByteBlocks;
 import org.stackfold.io.Input;
+import org.stackfold.io.Parallel;
 import org.stackfold.io.InputException;
 import org.stackfold.io.Progress;
 import org.stackfold.model.ByteStringPool;
@@ -31,7 +29,6 @@ import org.stackfold.model.Profile;
 public final class FoldedReader {
     /** Longest line accepted; longer is an error rather than an OutOfMemoryError. */
     public static final int MAX_LINE = 256 << 20;
-    private static final int BLOCK = 4 << 20;
     private static final long MIN_PARALLEL_BYTES = 16 << 20;
 
     /** Plain, differential, or decided by the first record (two trailing counts = differential). */
@@ -83,7 +80,7 @@ public final class FoldedReader {
                             }
                         }));
             }
-            runAll(workers);
+            Parallel.runAll(workers);
         }
         // Errors: the first in file order, with its line number counted from the start of the file.
         long linesBefore = 0;
@@ -151,33 +148,6 @@ public final class FoldedReader {
             n += Long.bitCount(b);
         }
         return n;
-    }
-
-    private static void runAll(List<Worker> workers) throws IOException {
-        if (workers.size() == 1) {
-            workers.getFirst().run();
-            return;
-        }
-        try (ExecutorService pool = Executors.newFixedThreadPool(workers.size())) {
-            List<Future<?>> fs = new ArrayList<>();
-            for (Worker w : workers) {
-                fs.add(pool.submit(w));
-            }
-            for (Future<?> f : fs) {
-                f.get();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw new IOException(e.getCause());
-        }
     }
 
     /**
@@ -375,59 +345,33 @@ public final class FoldedReader {
 
         @Override
         public void run() {
-            byte[] buf = new byte[(int) Math.min(BLOCK, Math.max(16, to - from))];
-            long pos = from; // file offset of buf[0]
-            int filled = 0;
-            int start = 0; // start of the current line in buf
-            long lastReport = from;
-            while (true) {
-                // Refill: keep the unfinished line, read more behind it.
-                if (start > 0) {
-                    System.arraycopy(buf, start, buf, 0, filled - start);
-                    pos += start;
-                    filled -= start;
-                    start = 0;
-                }
-                long remaining = to - (pos + filled);
-                if (remaining > 0 && filled == buf.length) {
-                    if (buf.length >= MAX_LINE) {
-                        fail(lines + 1, "line longer than " + (MAX_LINE >> 20) + " MiB");
-                        return;
-                    }
-                    buf = Arrays.copyOf(buf, (int) Math.min(MAX_LINE, (long) buf.length * 2));
-                }
-                int n = (int) Math.min(remaining, buf.length - filled);
-                if (n > 0) {
-                    MemorySegment.copy(data, ValueLayout.JAVA_BYTE, pos + filled, buf, filled, n);
-                    filled += n;
-                }
-                boolean last = pos + filled >= to;
-                int i = start;
-                while (true) {
-                    int nl = indexOfNewline(buf, i, filled);
-                    if (nl < 0) {
-                        break;
-                    }
-                    lines++;
-                    if (!line(buf, start, nl)) {
-                        return;
-                    }
-                    start = nl + 1;
-                    i = start;
-                }
-                if (last) {
-                    if (start < filled) {
-                        lines++;
-                        line(buf, start, filled);
-                    }
-                    progress.accept(to);
-                    return;
-                }
-                if (pos + start - lastReport > (8 << 20)) {
-                    lastReport = pos + start;
-                    progress.accept(lastReport);
-                }
+            ByteBlocks.Stop stop = ByteBlocks.read(data, from, to, MAX_LINE, this::lines, progress);
+            if (stop != null && error == null) {
+                fail(lines + 1, stop.reason());
             }
+        }
+
+        /** Parses the whole lines of a block; see {@link ByteBlocks.Consumer}. */
+        private int lines(byte[] buf, int start, int filled, boolean last) {
+            while (true) {
+                int nl = indexOfNewline(buf, start, filled);
+                if (nl < 0) {
+                    break;
+                }
+                lines++;
+                if (!line(buf, start, nl)) {
+                    return -1;
+                }
+                start = nl + 1;
+            }
+            if (last && start < filled) {
+                lines++;
+                if (!line(buf, start, filled)) {
+                    return -1;
+                }
+                start = filled;
+            }
+            return start;
         }
 
         private static int indexOfNewline(byte[] b, int from, int to) {
