@@ -22,8 +22,7 @@ import org.stackfold.model.Profile;
 /**
  * Collapse throughput on the corpus inputs held in memory (no disk, no output writing): FlameGraph's
  * 1.4 MB example-dtrace-stacks.txt (inferno's compare.sh input) and inferno's sample.txt.
- * Run: {@code mvn -Pjmh -o test-compile} then
- * {@code java -cp target/test-classes:target/classes:$(cat target/jmh.classpath) org.openjdk.jmh.Main CollapseBenchmark}.
+ * Run: {@code scripts/jmh CollapseBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
