@@ -24,6 +24,9 @@ final class CollapseCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "IN", defaultValue = "-", description = "Input file (default stdin).")
     String input;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Output file (default stdout).")
     String output;
 
@@ -133,7 +136,7 @@ final class CollapseCommand implements Callable<Integer> {
         Collapser c = Collapsers.byName(format);
         Profile p;
         try (Input in = Input.open(input)) {
-            p = c.collapse(in, options(), w -> System.err.println("stackfold: warning: " + w));
+            p = c.collapse(in, options(), Warnings.to(spec));
         }
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             new FoldedWriter(false).write(p, out.stream());

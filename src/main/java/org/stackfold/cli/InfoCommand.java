@@ -51,7 +51,7 @@ final class InfoCommand implements Callable<Integer> {
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
                 FoldedReader.Result r = new FoldedReader(mode, read.lenient,
                         read.threads == null ? Runtime.getRuntime().availableProcessors() : read.threads,
-                        w -> System.err.println("stackfold: warning: " + w)).read(in);
+                        opts.warnings()).read(in);
                 FoldedReader.Stats s = r.stats();
                 row(out, "lines", s.lines());
                 row(out, "records", s.records());

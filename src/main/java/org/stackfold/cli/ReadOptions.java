@@ -1,7 +1,9 @@
 package org.stackfold.cli;
 
 import org.stackfold.format.FormatOptions;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Options every command that reads profiles shares. */
 final class ReadOptions {
@@ -15,7 +17,11 @@ final class ReadOptions {
     @Option(names = "--threads", paramLabel = "N", description = "Parser threads (default: one per core).")
     Integer threads;
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
     FormatOptions formatOptions() {
-        return FormatOptions.none().set("lenient", lenient).set("threads", threads);
+        return FormatOptions.none().set("lenient", lenient).set("threads", threads)
+                .withWarnings(Warnings.to(command));
     }
 }

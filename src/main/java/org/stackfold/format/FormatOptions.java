@@ -2,6 +2,7 @@ package org.stackfold.format;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Options for a reader or writer, by name, as the CLI collected them. Each format documents the
@@ -9,6 +10,7 @@ import java.util.Map;
  */
 public final class FormatOptions {
     private final Map<String, String> values = new LinkedHashMap<>();
+    private Consumer<String> warnings = w -> System.err.println("stackfold: warning: " + w);
 
     public static FormatOptions none() {
         return new FormatOptions();
@@ -36,6 +38,20 @@ public final class FormatOptions {
 
     public boolean has(String name) {
         return values.containsKey(name);
+    }
+
+    /** Where readers and writers send warnings (the CLI: its error stream). */
+    public FormatOptions withWarnings(Consumer<String> sink) {
+        this.warnings = sink;
+        return this;
+    }
+
+    public Consumer<String> warnings() {
+        return warnings;
+    }
+
+    public void warn(String message) {
+        warnings.accept(message);
     }
 
     public Map<String, String> asMap() {

@@ -32,7 +32,7 @@ public final class FoldedFormat implements ProfileFormat {
     static FoldedReader reader(FoldedReader.Mode mode, FormatOptions options) {
         int threads = (int) options.getLong("threads", Runtime.getRuntime().availableProcessors());
         return new FoldedReader(mode, options.flag("lenient"), threads,
-                w -> System.err.println("stackfold: warning: " + w));
+                options.warnings());
     }
 
     @Override
