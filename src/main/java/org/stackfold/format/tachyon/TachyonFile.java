@@ -1,6 +1,7 @@
 package org.stackfold.format.tachyon;
 
 import com.github.luben.zstd.ZstdDecompressCtx;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -227,17 +228,24 @@ public final class TachyonFile {
         return false;
     }
 
+    /**
+     * Decompresses the sample region (one zstd frame) into native memory, as CPython does into its
+     * own buffer, refusing more than 1 GiB as CPython does; native so that a large profile or a
+     * decompression bomb never fills the Java heap.
+     */
     private MemorySegment decompress(MemorySegment compressed) {
         long n = compressed.byteSize();
         if (n == 0) {
             return MemorySegment.ofArray(EMPTY);
         }
-        byte[] out = new byte[(int) Math.min(Math.max(n * 4, 1 << 16), Tachyon.MAX_DECOMPRESSED)];
-        int outPos = 0;
+        Arena arena = Arena.ofAuto();
+        MemorySegment out = arena.allocate(Math.min(Math.max(n * 4, 1 << 16), Tachyon.MAX_DECOMPRESSED));
+        long outPos = 0;
         long inPos = 0;
         boolean done = false;
         ByteBuffer src = ByteBuffer.allocateDirect(0);
         ByteBuffer dst = ByteBuffer.allocateDirect(1 << 17);
+        MemorySegment dstSeg = MemorySegment.ofBuffer(dst);
         try (ZstdDecompressCtx ctx = new ZstdDecompressCtx()) {
             while (true) {
                 if (!src.hasRemaining() && inPos < n) {
@@ -256,17 +264,18 @@ public final class TachyonFile {
                 } catch (RuntimeException e) {
                     throw error(Tachyon.HEADER_SIZE, "zstd decompression error: " + e.getMessage());
                 }
-                dst.flip();
-                int got = dst.remaining();
+                int got = dst.position();
                 if (got > 0) {
-                    if ((long) outPos + got > Tachyon.MAX_DECOMPRESSED) {
+                    if (outPos + got > Tachyon.MAX_DECOMPRESSED) {
                         throw error(Tachyon.HEADER_SIZE, "Decompressed sample data exceeds the maximum size of 1 GiB");
                     }
-                    if (outPos + got > out.length) {
-                        out = Arrays.copyOf(out, (int) Math.min(Tachyon.MAX_DECOMPRESSED,
-                                Math.max((long) out.length * 2, (long) outPos + got)));
+                    if (outPos + got > out.byteSize()) {
+                        MemorySegment bigger = arena.allocate(Math.min(Tachyon.MAX_DECOMPRESSED,
+                                Math.max(out.byteSize() * 2, outPos + got)));
+                        MemorySegment.copy(out, 0, bigger, 0, outPos);
+                        out = bigger;
                     }
-                    dst.get(out, outPos, got);
+                    MemorySegment.copy(dstSeg, 0, out, outPos, got);
                     outPos += got;
                 }
                 if (!src.hasRemaining() && inPos >= n && (done || got == 0)) {
@@ -277,7 +286,7 @@ public final class TachyonFile {
         if (!done) {
             throw error(stringTableOffset, "Incomplete zstd frame: sample data may be truncated");
         }
-        return MemorySegment.ofArray(outPos == out.length ? out : Arrays.copyOf(out, outPos));
+        return out.asSlice(0, outPos);
     }
 
     private void readStrings() {
