@@ -103,7 +103,7 @@ public final class TachyonReplay {
             records[enc]++;
         }
         if (samples != file.sampleCount()) {
-            throw error(end, "Sample count mismatch: header declares " + Long.toUnsignedString(file.sampleCount())
+            throw InputException.atOffset(file.source(), Tachyon.H_SAMPLES, "Sample count mismatch: header declares " + Long.toUnsignedString(file.sampleCount())
                     + " samples but replay decoded " + samples);
         }
     }
