@@ -2,8 +2,11 @@ package org.stackfold.format.tachyon;
 
 import com.github.luben.zstd.ZstdDecompressCtx;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -229,18 +232,17 @@ public final class TachyonFile {
     }
 
     /**
-     * Decompresses the sample region (one zstd frame) into native memory, as CPython does into its
-     * own buffer, refusing more than 1 GiB as CPython does; native so that a large profile or a
-     * decompression bomb never fills the Java heap.
+     * Decompresses the sample region (one zstd frame) into native memory grown with
+     * {@code realloc}, as CPython does, refusing more than 1 GiB as CPython does. Native memory
+     * outside the JVM's heap and direct-buffer limits, so a large profile or a decompression bomb
+     * never ends in an OutOfMemoryError: at worst in an {@link InputException}.
      */
     private MemorySegment decompress(MemorySegment compressed) {
         long n = compressed.byteSize();
         if (n == 0) {
             return MemorySegment.ofArray(EMPTY);
         }
-        Arena arena = Arena.ofAuto();
-        MemorySegment out = arena.allocate(Math.min(Math.max(n * 4, 1 << 16), Tachyon.MAX_DECOMPRESSED));
-        long outPos = 0;
+        NativeBuffer out = new NativeBuffer(Math.min(Math.max(n * 4, 1 << 16), Tachyon.MAX_DECOMPRESSED));
         long inPos = 0;
         boolean done = false;
         ByteBuffer src = ByteBuffer.allocateDirect(0);
@@ -262,21 +264,21 @@ public final class TachyonFile {
                 try {
                     done = ctx.decompressDirectByteBufferStream(dst, src);
                 } catch (RuntimeException e) {
+                    out.free();
                     throw error(Tachyon.HEADER_SIZE, "zstd decompression error: " + e.getMessage());
                 }
                 int got = dst.position();
                 if (got > 0) {
-                    if (outPos + got > Tachyon.MAX_DECOMPRESSED) {
-                        throw error(Tachyon.HEADER_SIZE, "Decompressed sample data exceeds the maximum size of 1 GiB");
+                    if (out.size + got > Tachyon.MAX_DECOMPRESSED) {
+                        out.free();
+                        throw error(Tachyon.HEADER_SIZE, "Decompressed sample data exceeds the maximum size of 1 GiB"
+                                + " (CPython's limit too)");
                     }
-                    if (outPos + got > out.byteSize()) {
-                        MemorySegment bigger = arena.allocate(Math.min(Tachyon.MAX_DECOMPRESSED,
-                                Math.max(out.byteSize() * 2, outPos + got)));
-                        MemorySegment.copy(out, 0, bigger, 0, outPos);
-                        out = bigger;
+                    if (!out.append(dstSeg, got)) {
+                        out.free();
+                        throw error(Tachyon.HEADER_SIZE, "not enough memory to decompress the sample data ("
+                                + (out.size + got) + " bytes so far)");
                     }
-                    MemorySegment.copy(dstSeg, 0, out, outPos, got);
-                    outPos += got;
                 }
                 if (!src.hasRemaining() && inPos >= n && (done || got == 0)) {
                     break;
@@ -284,9 +286,78 @@ public final class TachyonFile {
             }
         }
         if (!done) {
+            out.free();
             throw error(stringTableOffset, "Incomplete zstd frame: sample data may be truncated");
         }
-        return out.asSlice(0, outPos);
+        return out.finish();
+    }
+
+    /** A malloc/realloc buffer, freed when its final segment becomes unreachable. */
+    private static final class NativeBuffer {
+        private static final Linker LINKER = Linker.nativeLinker();
+        private static final MethodHandle MALLOC = LINKER.downcallHandle(LINKER.defaultLookup().find("malloc").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        private static final MethodHandle REALLOC = LINKER.downcallHandle(LINKER.defaultLookup().find("realloc").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        private static final MethodHandle FREE = LINKER.downcallHandle(LINKER.defaultLookup().find("free").orElseThrow(),
+                FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+
+        private MemorySegment mem;
+        private long capacity;
+        long size;
+
+        NativeBuffer(long initial) {
+            mem = call(MALLOC, MemorySegment.NULL, initial);
+            if (mem.equals(MemorySegment.NULL)) {
+                throw new InputException("not enough memory for " + initial + " bytes of sample data");
+            }
+            capacity = initial;
+            mem = mem.reinterpret(capacity);
+        }
+
+        boolean append(MemorySegment from, int len) {
+            if (size + len > capacity) {
+                long cap = Math.min(Tachyon.MAX_DECOMPRESSED, Math.max(capacity * 2, size + len));
+                MemorySegment bigger = call(REALLOC, mem, cap);
+                if (bigger.equals(MemorySegment.NULL)) {
+                    return false;
+                }
+                mem = bigger.reinterpret(cap);
+                capacity = cap;
+            }
+            MemorySegment.copy(from, 0, mem, size, len);
+            size += len;
+            return true;
+        }
+
+        MemorySegment finish() {
+            MemorySegment m = mem;
+            mem = null;
+            return m.reinterpret(size, Arena.ofAuto(), NativeBuffer::release);
+        }
+
+        void free() {
+            if (mem != null) {
+                release(mem);
+                mem = null;
+            }
+        }
+
+        private static void release(MemorySegment m) {
+            try {
+                FREE.invokeExact(m);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }
+
+        private static MemorySegment call(MethodHandle h, MemorySegment p, long size) {
+            try {
+                return h == MALLOC ? (MemorySegment) h.invokeExact(size) : (MemorySegment) h.invokeExact(p, size);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }
     }
 
     private void readStrings() {

@@ -139,6 +139,20 @@ class TachyonLyingFieldsTest {
     }
 
     @Test
+    void decompressionBombStopsAtCPythonsLimit() throws java.io.IOException {
+        ByteArrayOutputStream z = new ByteArrayOutputStream();
+        try (com.github.luben.zstd.ZstdOutputStream o = new com.github.luben.zstd.ZstdOutputStream(z, 19)) {
+            byte[] zeros = new byte[1 << 20];
+            for (int i = 0; i <= 1024; i++) { // 1 GiB + 1 MiB
+                o.write(zeros);
+            }
+        }
+        assertThat(z.size()).isLessThan(1 << 20);
+        assertThatThrownBy(() -> TachyonFile.open("t.bin", MemorySegment.ofArray(file(z.toByteArray(), 0, 1, 1))))
+                .isInstanceOf(InputException.class).hasMessageContaining("exceeds the maximum size of 1 GiB");
+    }
+
+    @Test
     void frameWithBadStringIndexFailsOnlyWhenUsed() {
         byte[] d = file(FULL_ONE, 1, 1, 0);
         // Point the frame's function at string 9: opening works, replay fails when the frame is used.
