@@ -143,6 +143,9 @@ public final class TachyonFile {
             throw error(footer + Tachyon.F_FRAMES, "Invalid frame count " + frameCountDeclared
                     + " exceeds maximum possible " + maxFrames);
         }
+        if (stringCountDeclared > Integer.MAX_VALUE - 8 || frameCountDeclared > Integer.MAX_VALUE - 8) {
+            throw error(footer, "More than 2^31 strings or frames: more than this reader supports");
+        }
         if (compression == Tachyon.COMPRESSION_ZSTD) {
             samples = decompress(file.asSlice(Tachyon.HEADER_SIZE, stringTableOffset - Tachyon.HEADER_SIZE));
             samplesFileOffset = -1;
@@ -385,11 +388,14 @@ public final class TachyonFile {
             if (Long.compareUnsigned(len, 0xFFFFFFFFL) > 0) {
                 throw error(start, "Malformed varint in string table (string " + i + " length exceeds u32)");
             }
+            if (len > Integer.MAX_VALUE - 8) {
+                throw error(start, "String " + i + " of " + len + " bytes is longer than this reader supports (2 GiB)");
+            }
             if (len > size - pos) {
                 throw error(start, "String table overflow: string " + i + " of " + len + " bytes runs past the end of the file");
             }
             if (stringCount == strings.length) {
-                strings = Arrays.copyOf(strings, stringCount * 2);
+                strings = Arrays.copyOf(strings, (int) Math.min((long) stringCount * 2, stringCountDeclared));
             }
             strings[stringCount++] = len == 0 ? EMPTY : utf8(file.asSlice(pos, len).toArray(ValueLayout.JAVA_BYTE));
             pos += len;
@@ -419,7 +425,7 @@ public final class TachyonFile {
         long[] p = {frameTableOffset};
         for (long i = 0; i < frameCountDeclared; i++) {
             if (frameCount == fileIdx.length) {
-                int c = frameCount * 2;
+                int c = (int) Math.min((long) frameCount * 2, frameCountDeclared);
                 fileIdx = Arrays.copyOf(fileIdx, c);
                 funcIdx = Arrays.copyOf(funcIdx, c);
                 line = Arrays.copyOf(line, c);
