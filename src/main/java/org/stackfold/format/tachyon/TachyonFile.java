@@ -1,8 +1,12 @@
 package org.stackfold.format.tachyon;
 
 import com.github.luben.zstd.ZstdDecompressCtx;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -139,6 +143,9 @@ public final class TachyonFile {
             throw error(footer + Tachyon.F_FRAMES, "Invalid frame count " + frameCountDeclared
                     + " exceeds maximum possible " + maxFrames);
         }
+        if (stringCountDeclared > Integer.MAX_VALUE - 8 || frameCountDeclared > Integer.MAX_VALUE - 8) {
+            throw error(footer, "More than 2^31 strings or frames: more than this reader supports");
+        }
         if (compression == Tachyon.COMPRESSION_ZSTD) {
             samples = decompress(file.asSlice(Tachyon.HEADER_SIZE, stringTableOffset - Tachyon.HEADER_SIZE));
             samplesFileOffset = -1;
@@ -227,17 +234,23 @@ public final class TachyonFile {
         return false;
     }
 
+    /**
+     * Decompresses the sample region (one zstd frame) into native memory grown with
+     * {@code realloc}, as CPython does, refusing more than 1 GiB as CPython does. Native memory
+     * outside the JVM's heap and direct-buffer limits, so a large profile or a decompression bomb
+     * never ends in an OutOfMemoryError: at worst in an {@link InputException}.
+     */
     private MemorySegment decompress(MemorySegment compressed) {
         long n = compressed.byteSize();
         if (n == 0) {
             return MemorySegment.ofArray(EMPTY);
         }
-        byte[] out = new byte[(int) Math.min(Math.max(n * 4, 1 << 16), Tachyon.MAX_DECOMPRESSED)];
-        int outPos = 0;
+        NativeBuffer out = new NativeBuffer(Math.min(Math.max(n * 4, 1 << 16), Tachyon.MAX_DECOMPRESSED));
         long inPos = 0;
         boolean done = false;
         ByteBuffer src = ByteBuffer.allocateDirect(0);
         ByteBuffer dst = ByteBuffer.allocateDirect(1 << 17);
+        MemorySegment dstSeg = MemorySegment.ofBuffer(dst);
         try (ZstdDecompressCtx ctx = new ZstdDecompressCtx()) {
             while (true) {
                 if (!src.hasRemaining() && inPos < n) {
@@ -254,20 +267,21 @@ public final class TachyonFile {
                 try {
                     done = ctx.decompressDirectByteBufferStream(dst, src);
                 } catch (RuntimeException e) {
+                    out.free();
                     throw error(Tachyon.HEADER_SIZE, "zstd decompression error: " + e.getMessage());
                 }
-                dst.flip();
-                int got = dst.remaining();
+                int got = dst.position();
                 if (got > 0) {
-                    if ((long) outPos + got > Tachyon.MAX_DECOMPRESSED) {
-                        throw error(Tachyon.HEADER_SIZE, "Decompressed sample data exceeds the maximum size of 1 GiB");
+                    if (out.size + got > Tachyon.MAX_DECOMPRESSED) {
+                        out.free();
+                        throw error(Tachyon.HEADER_SIZE, "Decompressed sample data exceeds the maximum size of 1 GiB"
+                                + " (CPython's limit too)");
                     }
-                    if (outPos + got > out.length) {
-                        out = Arrays.copyOf(out, (int) Math.min(Tachyon.MAX_DECOMPRESSED,
-                                Math.max((long) out.length * 2, (long) outPos + got)));
+                    if (!out.append(dstSeg, got)) {
+                        out.free();
+                        throw error(Tachyon.HEADER_SIZE, "not enough memory to decompress the sample data ("
+                                + (out.size + got) + " bytes so far)");
                     }
-                    dst.get(out, outPos, got);
-                    outPos += got;
                 }
                 if (!src.hasRemaining() && inPos >= n && (done || got == 0)) {
                     break;
@@ -275,9 +289,78 @@ public final class TachyonFile {
             }
         }
         if (!done) {
+            out.free();
             throw error(stringTableOffset, "Incomplete zstd frame: sample data may be truncated");
         }
-        return MemorySegment.ofArray(outPos == out.length ? out : Arrays.copyOf(out, outPos));
+        return out.finish();
+    }
+
+    /** A malloc/realloc buffer, freed when its final segment becomes unreachable. */
+    private static final class NativeBuffer {
+        private static final Linker LINKER = Linker.nativeLinker();
+        private static final MethodHandle MALLOC = LINKER.downcallHandle(LINKER.defaultLookup().find("malloc").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        private static final MethodHandle REALLOC = LINKER.downcallHandle(LINKER.defaultLookup().find("realloc").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        private static final MethodHandle FREE = LINKER.downcallHandle(LINKER.defaultLookup().find("free").orElseThrow(),
+                FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+
+        private MemorySegment mem;
+        private long capacity;
+        long size;
+
+        NativeBuffer(long initial) {
+            mem = call(MALLOC, MemorySegment.NULL, initial);
+            if (mem.equals(MemorySegment.NULL)) {
+                throw new InputException("not enough memory for " + initial + " bytes of sample data");
+            }
+            capacity = initial;
+            mem = mem.reinterpret(capacity);
+        }
+
+        boolean append(MemorySegment from, int len) {
+            if (size + len > capacity) {
+                long cap = Math.min(Tachyon.MAX_DECOMPRESSED, Math.max(capacity * 2, size + len));
+                MemorySegment bigger = call(REALLOC, mem, cap);
+                if (bigger.equals(MemorySegment.NULL)) {
+                    return false;
+                }
+                mem = bigger.reinterpret(cap);
+                capacity = cap;
+            }
+            MemorySegment.copy(from, 0, mem, size, len);
+            size += len;
+            return true;
+        }
+
+        MemorySegment finish() {
+            MemorySegment m = mem;
+            mem = null;
+            return m.reinterpret(size, Arena.ofAuto(), NativeBuffer::release);
+        }
+
+        void free() {
+            if (mem != null) {
+                release(mem);
+                mem = null;
+            }
+        }
+
+        private static void release(MemorySegment m) {
+            try {
+                FREE.invokeExact(m);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }
+
+        private static MemorySegment call(MethodHandle h, MemorySegment p, long size) {
+            try {
+                return h == MALLOC ? (MemorySegment) h.invokeExact(size) : (MemorySegment) h.invokeExact(p, size);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }
     }
 
     private void readStrings() {
@@ -305,11 +388,14 @@ public final class TachyonFile {
             if (Long.compareUnsigned(len, 0xFFFFFFFFL) > 0) {
                 throw error(start, "Malformed varint in string table (string " + i + " length exceeds u32)");
             }
+            if (len > Integer.MAX_VALUE - 8) {
+                throw error(start, "String " + i + " of " + len + " bytes is longer than this reader supports (2 GiB)");
+            }
             if (len > size - pos) {
                 throw error(start, "String table overflow: string " + i + " of " + len + " bytes runs past the end of the file");
             }
             if (stringCount == strings.length) {
-                strings = Arrays.copyOf(strings, stringCount * 2);
+                strings = Arrays.copyOf(strings, (int) Math.min((long) stringCount * 2, stringCountDeclared));
             }
             strings[stringCount++] = len == 0 ? EMPTY : utf8(file.asSlice(pos, len).toArray(ValueLayout.JAVA_BYTE));
             pos += len;
@@ -339,7 +425,7 @@ public final class TachyonFile {
         long[] p = {frameTableOffset};
         for (long i = 0; i < frameCountDeclared; i++) {
             if (frameCount == fileIdx.length) {
-                int c = frameCount * 2;
+                int c = (int) Math.min((long) frameCount * 2, frameCountDeclared);
                 fileIdx = Arrays.copyOf(fileIdx, c);
                 funcIdx = Arrays.copyOf(funcIdx, c);
                 line = Arrays.copyOf(line, c);

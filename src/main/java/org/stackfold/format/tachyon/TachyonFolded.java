@@ -2,6 +2,7 @@ package org.stackfold.format.tachyon;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import org.stackfold.io.Progress;
 
 /** Tachyon to folded text, straight from the records, as CPython's {@code replay --collapsed}. */
 public final class TachyonFolded {
@@ -16,7 +17,9 @@ public final class TachyonFolded {
                     options.keepInternal(), options.timeline());
         }
         TreeBuilder b = TreeBuilder.of(file, options);
-        new TachyonReplay(file).run(b);
+        try (Progress p = Progress.start("reading " + file.source(), file.sampleData().byteSize())) {
+            new TachyonReplay(file).progress(p).run(b);
+        }
         CollapsedWriter.write(b.tree(), b.frames(), out);
     }
 }

@@ -9,6 +9,7 @@ import java.util.Locale;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.io.Input;
+import org.stackfold.io.Progress;
 import org.stackfold.io.InputException;
 import org.stackfold.model.Profile;
 
@@ -49,7 +50,9 @@ public final class TachyonFormat implements ProfileFormat {
         TachyonOptions o = TachyonOptions.from(options);
         TachyonFile f = TachyonFile.open(in.name(), in.bytes());
         TreeBuilder b = TreeBuilder.of(f, o);
-        new TachyonReplay(f).run(b);
+        try (Progress p = Progress.start("reading " + f.source(), f.sampleData().byteSize())) {
+            new TachyonReplay(f).progress(p).run(b);
+        }
         return b.profile();
     }
 

@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.stackfold.io.InputException;
+import org.stackfold.io.Progress;
 
 /**
  * Decodes the sample records of a {@link TachyonFile} and hands them to a {@link SampleListener},
@@ -47,6 +48,14 @@ public final class TachyonReplay {
         this.frameChecked = new boolean[frameCount];
     }
 
+    private Progress progress = Progress.NONE;
+
+    /** Reports progress (bytes of sample data decoded) to a bar. */
+    public TachyonReplay progress(Progress p) {
+        progress = p;
+        return this;
+    }
+
     /** Also count, per thread, samples by status byte (for {@code stackfold info}). */
     public TachyonReplay trackStatus() {
         trackStatus = true;
@@ -82,7 +91,11 @@ public final class TachyonReplay {
     /** Decodes every record, then checks the total against the header's sample count. */
     public void run(SampleListener listener) {
         pos = 0;
+        int tick = 0;
         while (pos < end) {
+            if ((++tick & 0xFFFF) == 0) {
+                progress.update(pos);
+            }
             long recStart = pos;
             if (end - pos < Tachyon.RECORD_HEADER_SIZE) {
                 throw error(pos, "Truncated sample data: " + (end - pos) + " trailing bytes");
@@ -103,7 +116,7 @@ public final class TachyonReplay {
             records[enc]++;
         }
         if (samples != file.sampleCount()) {
-            throw error(end, "Sample count mismatch: header declares " + Long.toUnsignedString(file.sampleCount())
+            throw InputException.atOffset(file.source(), Tachyon.H_SAMPLES, "Sample count mismatch: header declares " + Long.toUnsignedString(file.sampleCount())
                     + " samples but replay decoded " + samples);
         }
     }

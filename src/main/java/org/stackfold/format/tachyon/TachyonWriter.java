@@ -22,7 +22,8 @@ import org.stackfold.model.ByteStringPool;
  * level 5 fed in 512 KiB chunks with no content size.
  *
  * <p>The header comes first in the file but is known only at the end, so the sample data is held
- * in memory (compressed where zstd is on) until {@link #finish}.
+ * until {@link #finish}: in memory (compressed where zstd is on), or beyond 64 MiB in a temporary
+ * file, deleted at the end.
  */
 public final class TachyonWriter {
     /** Header values a caller chooses; {@code stats} may be null (no statistics block). */
@@ -95,6 +96,10 @@ public final class TachyonWriter {
     private int bufferPos;
     private final List<byte[]> sampleChunks = new ArrayList<>();
     private long sampleBytes;
+    private long heldBytes;
+    private static final long SPILL_THRESHOLD = 64L << 20;
+    private java.nio.file.Path spillPath;
+    private OutputStream spill;
     private final ZstdCompressCtx zstd;
     private ByteBuffer zIn;
     private ByteBuffer zOut;
@@ -313,8 +318,34 @@ public final class TachyonWriter {
     }
 
     private void emit(byte[] chunk) {
-        sampleChunks.add(chunk);
         sampleBytes += chunk.length;
+        if (spill != null) {
+            writeSpill(chunk);
+            return;
+        }
+        sampleChunks.add(chunk);
+        heldBytes += chunk.length;
+        if (heldBytes > SPILL_THRESHOLD) {
+            // Large outputs go to a temporary file so that memory stays bounded.
+            try {
+                spillPath = java.nio.file.Files.createTempFile("stackfold-tachyon-", ".samples");
+                spill = new java.io.BufferedOutputStream(java.nio.file.Files.newOutputStream(spillPath), 1 << 20);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            for (byte[] c : sampleChunks) {
+                writeSpill(c);
+            }
+            sampleChunks.clear();
+        }
+    }
+
+    private void writeSpill(byte[] chunk) {
+        try {
+            spill.write(chunk);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** Flushes everything and writes the whole file to {@code out}. */
@@ -409,6 +440,14 @@ public final class TachyonWriter {
         putInt(h, Tachyon.H_CONFIG, config);
 
         out.write(h);
+        if (spill != null) {
+            try {
+                spill.close();
+                java.nio.file.Files.copy(spillPath, out);
+            } finally {
+                java.nio.file.Files.deleteIfExists(spillPath);
+            }
+        }
         for (byte[] c : sampleChunks) {
             out.write(c);
         }

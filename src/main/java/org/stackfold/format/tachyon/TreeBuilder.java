@@ -91,6 +91,24 @@ final class TreeBuilder implements SampleListener {
         keep[o] = options.keepsThread(t.threadId());
     }
 
+    // A direct-mapped cache of (parent node, frame) -> child in front of the tree's own table:
+    // stacks change a few frames at a time among a small working set, so most lookups hit here.
+    private static final int CACHE_BITS = 14;
+    private final long[] cacheKey = new long[1 << CACHE_BITS];
+    private final int[] cacheChild = new int[1 << CACHE_BITS];
+
+    private int child(int parent, int frame) {
+        long key = ((long) parent << 32) | (frame & 0xFFFFFFFFL);
+        int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> (64 - CACHE_BITS));
+        if (cacheKey[slot] == key + 1) {
+            return cacheChild[slot];
+        }
+        int c = tree.child(parent, frame);
+        cacheKey[slot] = key + 1;
+        cacheChild[slot] = c;
+        return c;
+    }
+
     @Override
     public void stackChanged(TachyonThread t, int kept) {
         int[] path = paths[t.ordinal()];
@@ -99,7 +117,7 @@ final class TreeBuilder implements SampleListener {
         for (int i = kept, d = t.depth(); i < d; i++) {
             int f = map[t.frame(i)];
             if (f >= 0) {
-                node = tree.child(node, f);
+                node = child(node, f);
             }
             path[i + 1] = node;
         }

@@ -109,6 +109,18 @@ class TachyonCliTest {
     }
 
     @Test
+    void recognisedByContentWhateverTheName() throws IOException {
+        Path p = dir.resolve("profile.dat");
+        Files.write(p, Fixtures.bytes("edge/edge_threads_bigendian.bin"));
+        Path out = dir.resolve("o.txt");
+        Run r = run("convert", p.toString(), "-o", out.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(Files.readAllBytes(out)).isEqualTo(Fixtures.bytes("edge/edge_threads_bigendian.collapsed.txt"));
+        Run info = run("info", p.toString());
+        assertThat(info.out()).contains("byte order         big-endian").contains("mode               gil");
+    }
+
+    @Test
     void corruptFileIsOneLineError() throws IOException {
         Path p = dir.resolve("bad.bin");
         Files.write(p, Fixtures.bytes("edge/corrupt/unknown_encoding.bin"));
