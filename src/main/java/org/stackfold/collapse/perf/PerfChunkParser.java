@@ -73,6 +73,7 @@ final class PerfChunkParser implements Runnable {
     private final FrameLine frame = new FrameLine();
     private final FrameNamer namer;
     private final LineCache cache = new LineCache();
+    private final StackCache stacks = new StackCache();
     private int[] pool = new int[4096];
     private int poolUsed;
     private final int[] hashOut = new int[1];
@@ -437,9 +438,15 @@ final class PerfChunkParser implements Runnable {
     /** Closes the open sample: walks its frames root first into the tree and adds its weight. */
     private void endSample() {
         if (inSample && !skipping) {
-            int node = skipRemaining ? CallTree.ROOT : tree.child(CallTree.ROOT, pnameFrame);
-            for (int i = depth - 1; i >= 0; i--) {
-                node = tree.child(node, stack[i]);
+            int root = skipRemaining ? -1 : pnameFrame;
+            int h = StackCache.hash(root, stack, depth);
+            int node = stacks.find(h, root, stack, depth);
+            if (node < 0) {
+                node = root < 0 ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
+                for (int i = depth - 1; i >= 0; i--) {
+                    node = tree.child(node, stack[i]);
+                }
+                stacks.put(h, root, stack, depth, node);
             }
             if (node != CallTree.ROOT) {
                 tree.addSelf(node, period);
