@@ -45,6 +45,8 @@ final class EventLine {
      * the period between. Without a timestamp perl neither filters the sample nor weights it.
      */
     boolean perlSeesEvent;
+    /** A side-band record ({@code perf script --show-mmap-events} etc.: {@code PERF_RECORD_MMAP2 ...}), not a sample. */
+    boolean sideBand;
 
     /** True where b[s, e) is an event line; fields are set. */
     boolean parse(byte[] b, int s, int e) {
@@ -92,6 +94,15 @@ final class EventLine {
             }
             if (p < 0) {
                 return false;
+            }
+        }
+        sideBand = false;
+        for (int k = p + 1; k < Math.min(n, p + 4); k++) {
+            if (te[k] - ts[k] > 12 && startsWith(b, ts[k], "PERF_RECORD_")) {
+                sideBand = true;
+                commStart = ts[0];
+                commEnd = te[p - 1];
+                return true;
             }
         }
         // The event word: the first word after the PID (and CPU, timestamp) ending in ':'.
@@ -218,6 +229,15 @@ final class EventLine {
         }
         int dot = indexOf(b, s, e - 1, (byte) '.');
         return dot > s && isDigits(b, s, dot) && isDigits(b, dot + 1, e - 1);
+    }
+
+    private static boolean startsWith(byte[] b, int s, String p) {
+        for (int i = 0; i < p.length(); i++) {
+            if (b[s + i] != p.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static int indexOf(byte[] b, int s, int e, byte x) {

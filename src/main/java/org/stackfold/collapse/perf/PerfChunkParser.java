@@ -78,6 +78,8 @@ final class PerfChunkParser implements Runnable {
     private int poolUsed;
     private final int[] hashOut = new int[1];
     private byte[] scratch = new byte[256];
+    /** Told the bytes of the range done so far, once per block. */
+    java.util.function.LongConsumer progress = done -> { };
 
     PerfChunkParser(MemorySegment data, long from, long to, PerfOptions opt, String filter) {
         this.data = data;
@@ -122,6 +124,7 @@ final class PerfChunkParser implements Runnable {
                 filled += n;
             }
             boolean last = pos + filled >= to;
+            progress.accept(pos - from);
             while (true) {
                 int nl = PerfBytes.scanLine(buf, start, filled, hashOut);
                 if (nl < 0) {
@@ -256,6 +259,10 @@ final class PerfChunkParser implements Runnable {
 
     private boolean startEvent(byte[] b, int s, int e) {
         EventLine ev = event;
+        if (ev.sideBand) {
+            inSample = false;
+            return true;
+        }
         inSample = true;
         skipping = false;
         skipRemaining = false;

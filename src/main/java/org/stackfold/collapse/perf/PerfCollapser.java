@@ -17,6 +17,7 @@ import org.stackfold.collapse.Collapser;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
+import org.stackfold.io.Progress;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
@@ -93,7 +94,19 @@ public final class PerfCollapser implements Collapser {
         for (int i = 0; i + 1 < cuts.length; i++) {
             parts.add(new PerfChunkParser(data, cuts[i], cuts[i + 1], opt, filter));
         }
-        runAll(parts);
+        try (Progress bar = Progress.start("collapsing " + in.name(), data.byteSize())) {
+            long[] done = new long[parts.size()];
+            for (int i = 0; i < parts.size(); i++) {
+                int k = i;
+                parts.get(i).progress = d -> {
+                    synchronized (done) {
+                        done[k] = d;
+                        bar.update(java.util.Arrays.stream(done).sum());
+                    }
+                };
+            }
+            runAll(parts);
+        }
         long linesBefore = 0;
         for (PerfChunkParser p : parts) {
             if (p.error != null) {
@@ -180,10 +193,12 @@ public final class PerfCollapser implements Collapser {
             } else if (blank) {
                 inSample = false;
             } else if (!(inSample && PerfBytes.isSpace(buf[0]) && fr.parse(buf, 0, len)) && ev.parse(buf, 0, len)) {
-                if (ev.eventStart >= 0 && (!perl || ev.perlSeesEvent)) {
-                    return new String(buf, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8);
+                if (!ev.sideBand) {
+                    if (ev.eventStart >= 0 && (!perl || ev.perlSeesEvent)) {
+                        return new String(buf, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8);
+                    }
+                    inSample = true;
                 }
-                inSample = true;
             }
             s = e + 1;
         }

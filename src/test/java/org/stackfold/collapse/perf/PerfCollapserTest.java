@@ -212,6 +212,24 @@ class PerfCollapserTest {
     }
 
     @Test
+    void crlfLineEndings() {
+        assertThat(collapse(SAMPLE.replace("\n", "\r\n"), "--kernel"))
+                .containsExactly("java;do_syscall_64_[k];main;foo/Bar:.baz 250");
+    }
+
+    @Test
+    void sideBandRecordsAreNotSamples() {
+        String in = """
+                perf 1234 [000] 0.000001: PERF_RECORD_MMAP2 1234/1234: [0x400000(0x1000) @ 0 08:01 1 0]: r-xp /bin/x
+                perf 1234 [000] 0.000002: PERF_RECORD_COMM exec: x:1234/1234
+                x 1234 [000] 1.0: 3 cycles:
+                \t1 f (/bin/x)
+
+                """;
+        assertThat(collapse(in, "")).containsExactly("x;f 3");
+    }
+
+    @Test
     void commentsAndHeadersAreSkipped() {
         assertThat(collapse("# ========\n# cmdline : /usr/bin/perf record -g\n" + SAMPLE, ""))
                 .containsExactly("java;do_syscall_64;main;foo/Bar:.baz 250");
