@@ -182,6 +182,11 @@ final class FrameNamer {
             System.arraycopy(out, pieceStart + 1, out, pieceStart, used - pieceStart - 1);
             used--;
         }
+        for (byte[] name : skipAfter) {
+            if (Arrays.equals(out, pieceStart, used, name, 0, name.length)) {
+                skipAfterMatch = true;
+            }
+        }
         if (pieces > 0) {
             if (!containsTag(pieceStart, 'i')) {
                 appendTag('i');

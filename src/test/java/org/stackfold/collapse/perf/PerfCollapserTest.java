@@ -191,6 +191,9 @@ class PerfCollapserTest {
         String in = "a 1 1.0: 1 cycles:\n\t1 leaf (/x)\n\t2 run (/x)\n\t3 main (/x)\n\n";
         assertThat(collapse(in, "--skip-after=run")).containsExactly("run;leaf 1");
         assertThat(collapse(in, "--skip-after=nothere")).containsExactly("a;main;run;leaf 1");
+        String cpp = "a 1 1.0: 1 cycles:\n\t1 leaf (/x)\n\t2 ns::run(int)+0x1 (/x)\n\t3 main (/x)\n\n";
+        assertThat(collapse(cpp, "--skip-after=ns::run(int)")).containsExactly("ns::run;leaf 1");
+        assertThat(collapse(cpp, "--skip-after=ns::run")).containsExactly("ns::run;leaf 1");
     }
 
     @Test
