@@ -1,5 +1,6 @@
 package org.stackfold.collapse.perf;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -31,12 +32,19 @@ final class PerfChunkParser implements Runnable {
     private static final int F_SKIP_AFTER = 1 << 30;
     private static final int COUNT_MASK = (1 << 29) - 1;
 
-    private final MemorySegment data;
-    private final long from;
-    private final long to;
+    /** Where the bytes come from: a mapped range, or a stream; -1 at the end. */
+    interface Source {
+        int read(byte[] b, int off, int len) throws IOException;
+    }
+
+    private final Source source;
+    private final long size;
     private final PerfOptions opt;
-    private final byte[] filter;
-    private final byte[] filterBase;
+    private byte[] filter;
+    private byte[] filterBase;
+    /** No filter was given or found up front: the first event seen becomes the filter (streams). */
+    private final boolean adoptFirstEvent;
+    IOException ioError;
 
     final FrameTable frames = new FrameTable();
     final CallTree tree = new CallTree();
@@ -81,28 +89,63 @@ final class PerfChunkParser implements Runnable {
     /** Told the bytes of the range done so far, once per block. */
     java.util.function.LongConsumer progress = done -> { };
 
+    /** Parses data[from, to) with the given event filter (null: no filtering). */
     PerfChunkParser(MemorySegment data, long from, long to, PerfOptions opt, String filter) {
-        this.data = data;
-        this.from = from;
-        this.to = to;
+        long[] at = {from};
+        this.source = (b, off, len) -> {
+            long remaining = to - at[0];
+            if (remaining <= 0) {
+                return -1;
+            }
+            int n = (int) Math.min(remaining, len);
+            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, at[0], b, off, n);
+            at[0] += n;
+            return n;
+        };
+        this.size = to - from;
         this.opt = opt;
         this.namer = new FrameNamer(opt);
-        if (filter != null) {
-            this.filter = filter.getBytes(StandardCharsets.UTF_8);
-            this.filterBase = Arrays.copyOf(this.filter, EventLine.baseEnd(this.filter, 0, this.filter.length));
-        } else {
-            this.filter = null;
-            this.filterBase = null;
+        this.adoptFirstEvent = false;
+        setFilter(filter);
+    }
+
+    /** Parses a whole stream; without a filter option the first event seen becomes the filter. */
+    PerfChunkParser(java.io.InputStream in, PerfOptions opt) {
+        this.source = in::read;
+        this.size = Long.MAX_VALUE;
+        this.opt = opt;
+        this.namer = new FrameNamer(opt);
+        this.adoptFirstEvent = opt.eventFilter() == null;
+        setFilter(opt.eventFilter());
+    }
+
+    private void setFilter(String f) {
+        if (f != null) {
+            filter = f.getBytes(StandardCharsets.UTF_8);
+            filterBase = Arrays.copyOf(filter, EventLine.baseEnd(filter, 0, filter.length));
         }
+    }
+
+    /** The event filter in effect at the end (the adopted one for streams), or null. */
+    String filter() {
+        return filter == null ? null : new String(filter, StandardCharsets.UTF_8);
     }
 
     @Override
     public void run() {
-        long size = to - from;
+        try {
+            parse();
+        } catch (IOException e) {
+            ioError = e;
+        }
+    }
+
+    private void parse() throws IOException {
         byte[] buf = new byte[(int) Math.min(BLOCK, Math.max(16, size))];
-        long pos = from; // file offset of buf[0]
+        long pos = 0; // offset of buf[0] in the range
         int filled = 0;
         int start = 0;
+        boolean last = false;
         while (true) {
             if (start > 0) {
                 System.arraycopy(buf, start, buf, 0, filled - start);
@@ -110,21 +153,23 @@ final class PerfChunkParser implements Runnable {
                 filled -= start;
                 start = 0;
             }
-            long remaining = to - (pos + filled);
-            if (remaining > 0 && filled == buf.length) {
+            if (filled == buf.length) {
                 if (buf.length >= MAX_LINE) {
                     fail(lines + 1, "line longer than " + (MAX_LINE >> 20) + " MiB");
                     return;
                 }
                 buf = Arrays.copyOf(buf, (int) Math.min(MAX_LINE, (long) buf.length * 2));
             }
-            int n = (int) Math.min(remaining, buf.length - filled);
-            if (n > 0) {
-                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, pos + filled, buf, filled, n);
+            // Fill the buffer (a stream may return less than asked).
+            while (filled < buf.length) {
+                int n = source.read(buf, filled, buf.length - filled);
+                if (n < 0) {
+                    last = true;
+                    break;
+                }
                 filled += n;
             }
-            boolean last = pos + filled >= to;
-            progress.accept(pos - from);
+            progress.accept(pos);
             while (true) {
                 int nl = PerfBytes.scanLine(buf, start, filled, hashOut);
                 if (nl < 0) {
@@ -269,6 +314,9 @@ final class PerfChunkParser implements Runnable {
         depth = 0;
         lastLinePos = -1;
         boolean hasEvent = ev.eventStart >= 0 && (!opt.perlCompat() || ev.perlSeesEvent);
+        if (hasEvent && filter == null && adoptFirstEvent) {
+            setFilter(new String(b, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8));
+        }
         if (filter != null && hasEvent && !matchesFilter(b, ev)) {
             skipping = true;
             countOtherEvent(b, ev.eventStart, ev.eventEnd);

@@ -87,14 +87,24 @@ public final class PerfCollapser implements Collapser {
         } else if (opt.context()) {
             warnings.accept("--context only applies with --inline; ignored");
         }
-        MemorySegment data = in.bytes();
-        String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
-        long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
         List<PerfChunkParser> parts = new ArrayList<>();
-        for (int i = 0; i + 1 < cuts.length; i++) {
-            parts.add(new PerfChunkParser(data, cuts[i], cuts[i + 1], opt, filter));
+        long total;
+        if (in.isMappable()) {
+            // A file: mapped, cut at sample boundaries, one range per core.
+            MemorySegment data = in.bytes();
+            total = data.byteSize();
+            String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
+            long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
+            for (int i = 0; i + 1 < cuts.length; i++) {
+                parts.add(new PerfChunkParser(data, cuts[i], cuts[i + 1], opt, filter));
+            }
+        } else {
+            // A pipe or a gzip file: streamed in blocks by one parser, never held whole in memory
+            // (perf script itself is the slower end of such a pipe).
+            total = 0;
+            parts.add(new PerfChunkParser(in.stream(), opt));
         }
-        try (Progress bar = Progress.start("collapsing " + in.name(), data.byteSize())) {
+        try (Progress bar = Progress.start("collapsing " + in.name(), total)) {
             long[] done = new long[parts.size()];
             for (int i = 0; i < parts.size(); i++) {
                 int k = i;
@@ -109,6 +119,9 @@ public final class PerfCollapser implements Collapser {
         }
         long linesBefore = 0;
         for (PerfChunkParser p : parts) {
+            if (p.ioError != null) {
+                throw new InputException(in.name() + ": cannot read: " + p.ioError.getMessage(), p.ioError);
+            }
             if (p.error != null) {
                 throw InputException.atLine(in.name(), linesBefore + p.errorLine, p.error);
             }
@@ -118,6 +131,7 @@ public final class PerfCollapser implements Collapser {
         for (int i = 1; i < parts.size(); i++) {
             merge(first, parts.get(i));
         }
+        String filter = first.filter();
         report(in.name(), parts, filter, opt, warnings);
         String unit = filter == null ? "samples" : filter;
         return new Profile(first.frames, first.tree, List.of(new Profile.ValueType(unit, "count")));
