@@ -424,8 +424,11 @@ final class PerfChunkParser implements Runnable {
                     ByteStringPool.hash(namer.out, pieceStart, len));
         }
         poolUsed += count + 1;
-        cache.put(hash, java, b, s, e, at);
+        boolean kept = cache.put(hash, java, b, s, e, at);
         push(at);
+        if (!kept) {
+            poolUsed = at; // the cache is full: the entry was only needed for this line
+        }
         return true;
     }
 
