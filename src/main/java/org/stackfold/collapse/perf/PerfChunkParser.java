@@ -218,8 +218,8 @@ final class PerfChunkParser implements Runnable {
             }
             boolean indented = PerfBytes.isSpace(c0);
             if (skipping || skipRemaining) {
-                // Frames of a filtered sample are not looked at; only a new event ends it early.
-                if (!indented && !frame.parse(b, s, e) && event.parse(b, s, e)) {
+                // Frames of a filtered sample are not named; only a new event ends it early.
+                if (cache.find(hash, java, b, s, e) < 0 && !frame.parse(b, s, e) && event.parse(b, s, e)) {
                     endSample();
                     return startEvent(b, s, e);
                 }
@@ -284,7 +284,13 @@ final class PerfChunkParser implements Runnable {
 
     static String text(byte[] b, int s, int e) {
         int n = Math.min(e - s, 120);
-        String t = new String(b, s, n, StandardCharsets.UTF_8).strip();
+        byte[] c = Arrays.copyOfRange(b, s, s + n);
+        for (int i = 0; i < n; i++) {
+            if ((c[i] & 0xff) < 0x20 || c[i] == 0x7f) {
+                c[i] = ' '; // keep the message on one line
+            }
+        }
+        String t = new String(c, StandardCharsets.UTF_8).strip();
         return "'" + t + (e - s > n ? "...'" : "'");
     }
 

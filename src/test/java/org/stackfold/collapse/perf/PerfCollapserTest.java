@@ -118,6 +118,23 @@ class PerfCollapserTest {
     }
 
     @Test
+    void paddedOneLineSamplesOfAnotherEventDoNotHideTheNextSample() {
+        String in = """
+                            perf 1 [000] 1.0: 1 cycles:
+                            perf 1 [000] 1.1: sched:sched_switch: prev_comm=perf
+                            perf 1 [000] 1.2: 1 cycles:
+                """;
+        assertThat(collapse(in, "")).containsExactly("perf 2");
+    }
+
+    @Test
+    void errorMessagesStayOnOneLine() {
+        String in = "a 1 1.0: 1 cycles:\n\tgar\u0001bage\r\n\n";
+        assertThatThrownBy(() -> collapse(in, "")).hasMessageNotContaining("\r").hasMessageNotContaining("\u0001")
+                .hasMessageContaining("test.txt:2:");
+    }
+
+    @Test
     void aSampleWithoutFramesCountsUnderItsProcess() {
         assertThat(collapse("a 1 1.0: 5 cycles:\n\n", "")).containsExactly("a 5");
     }
