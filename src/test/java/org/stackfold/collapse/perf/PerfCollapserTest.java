@@ -250,6 +250,13 @@ class PerfCollapserTest {
     }
 
     @Test
+    void srclineOrderAroundTheKernelTag() {
+        String in = "a 1 1.0: 1 cycles:\n\tffffffff81000000 vfs_read+0x1 ([kernel.kallsyms])\n  fs/read_write.c:100\n\n";
+        assertThat(collapse(in, "--srcline --kernel")).containsExactly("a;vfs_read:fs/read_write.c:100_[k] 1");
+        assertThat(collapse(in, "--srcline --kernel --perl-compat")).containsExactly("a;vfs_read_[k]:fs/read_write.c:100 1");
+    }
+
+    @Test
     void commentsAndHeadersAreSkipped() {
         assertThat(collapse("# ========\n# cmdline : /usr/bin/perf record -g\n" + SAMPLE, ""))
                 .containsExactly("java;do_syscall_64;main;foo/Bar:.baz 250");
