@@ -58,6 +58,9 @@ final class PerfChunkParser implements Runnable {
     long badLines;
     long firstBadLine;
     String firstBadText;
+    long traceErrors;
+    long firstTraceErrorLine;
+    String firstTraceErrorText;
     long orphanLines;
     long firstOrphanLine;
     String firstOrphanText;
@@ -250,6 +253,14 @@ final class PerfChunkParser implements Runnable {
                     return true;
                 }
             }
+            if (isTraceError(b, s, e)) {
+                endSample();
+                if (traceErrors++ == 0) {
+                    firstTraceErrorLine = lines;
+                    firstTraceErrorText = text(b, s, e);
+                }
+                return true;
+            }
             return bad(b, s, e, "not a stack frame ('ADDRESS SYMBOL (MODULE)') nor an event line"
                     + (opt.srcline() ? "" : "; for 'perf script -F+srcline' output use --srcline"));
         }
@@ -258,6 +269,13 @@ final class PerfChunkParser implements Runnable {
         }
         if (event.parse(b, s, e)) {
             return startEvent(b, s, e);
+        }
+        if (isTraceError(b, s, e)) {
+            if (traceErrors++ == 0) {
+                firstTraceErrorLine = lines;
+                firstTraceErrorText = text(b, s, e);
+            }
+            return true;
         }
         if (frame.parse(b, s, e)) {
             if (orphanLines++ == 0) {
@@ -297,6 +315,16 @@ final class PerfChunkParser implements Runnable {
     private void fail(long line, String what) {
         error = what;
         errorLine = line;
+    }
+
+    private static final byte[] TRACE_ERROR = "instruction trace error".getBytes(StandardCharsets.US_ASCII);
+
+    /** perf's Intel PT decoder reports ({@code instruction trace error type 1 ... Lost trace data}). */
+    private static boolean isTraceError(byte[] b, int s, int e) {
+        while (s < e && PerfBytes.isSpace(b[s])) {
+            s++;
+        }
+        return e - s >= TRACE_ERROR.length && Arrays.equals(b, s, s + TRACE_ERROR.length, TRACE_ERROR, 0, TRACE_ERROR.length);
     }
 
     private static boolean isBlank(byte[] b, int s, int e) {

@@ -143,6 +143,9 @@ public final class PerfCollapser implements Collapser {
         long bad = 0;
         long badLine = 0;
         String badText = null;
+        long traceErrors = 0;
+        long traceLine = 0;
+        String traceText = null;
         long orphans = 0;
         long orphanLine = 0;
         String orphanText = null;
@@ -156,6 +159,11 @@ public final class PerfCollapser implements Collapser {
                 orphanLine = before + p.firstOrphanLine;
                 orphanText = p.firstOrphanText;
             }
+            if (p.traceErrors > 0 && traceText == null) {
+                traceLine = before + p.firstTraceErrorLine;
+                traceText = p.firstTraceErrorText;
+            }
+            traceErrors += p.traceErrors;
             bad += p.badLines;
             orphans += p.orphanLines;
             for (int i = 0; i < p.otherEventKinds; i++) {
@@ -166,6 +174,10 @@ public final class PerfCollapser implements Collapser {
         if (bad > 0) {
             warnings.accept(name + ": skipped " + bad + " unrecognised line" + (bad == 1 ? "" : "s")
                     + " (first at line " + badLine + ": " + badText + ")");
+        }
+        if (traceErrors > 0) {
+            warnings.accept(name + ": perf reported " + traceErrors + " instruction trace error" + (traceErrors == 1 ? "" : "s")
+                    + " (samples may be missing; first at line " + traceLine + ": " + traceText + ")");
         }
         if (orphans > 0) {
             warnings.accept(name + ": ignored " + orphans + " stack line" + (orphans == 1 ? "" : "s")

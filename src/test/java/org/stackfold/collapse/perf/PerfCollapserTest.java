@@ -74,6 +74,30 @@ class PerfCollapserTest {
     }
 
     @Test
+    void singleCharacterCommAndCommWithASecondWord() {
+        // FlameGraph #259 and #57: perl misreads both.
+        String in = """
+                t 99076 10314749.002559: 1 cpu-clock:
+                \t1 f (/x)
+
+                CUPSManager cup 11320 186448.846888:    1008373 cpu-clock:
+                \t1 f (/x)
+
+                """;
+        assertThat(collapse(in, "--pid")).containsExactly("CUPSManager_cup-?;f 1008373", "t-?;f 1");
+    }
+
+    @Test
+    void intelPtTraceErrorsAreReportedNotFatal() {
+        String in = " instruction trace error type 1 time 4525.744123981 cpu 0 pid 21595 tid 21595 ip 0 code 8: Lost trace data\n"
+                + SAMPLE;
+        List<String> warnings = new ArrayList<>();
+        assertThat(PerfTestSupport.collapse(in.getBytes(StandardCharsets.UTF_8), PerfTestSupport.options(""), warnings))
+                .containsExactly("java;do_syscall_64;main;foo/Bar:.baz 250");
+        assertThat(warnings).singleElement().asString().contains("1 instruction trace error").contains("line 1");
+    }
+
+    @Test
     void eventsOtherThanTheFirstAreSkippedWithAWarning() {
         String in = """
                 a 1 1.0: 10 instructions:
