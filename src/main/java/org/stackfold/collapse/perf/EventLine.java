@@ -45,6 +45,8 @@ final class EventLine {
      * the period between. Without a timestamp perl neither filters the sample nor weights it.
      */
     boolean perlSeesEvent;
+    /** The line has a {@code TIME:} word: strong evidence of an event line, even when indented. */
+    boolean hasTimestamp;
     /** A side-band record ({@code perf script --show-mmap-events} etc.: {@code PERF_RECORD_MMAP2 ...}), not a sample. */
     boolean sideBand;
 
@@ -97,6 +99,7 @@ final class EventLine {
             }
         }
         sideBand = false;
+        hasTimestamp = time > 0;
         for (int k = p + 1; k < Math.min(n, p + 4); k++) {
             if (te[k] - ts[k] > 12 && startsWith(b, ts[k], "PERF_RECORD_")) {
                 sideBand = true;

@@ -220,38 +220,34 @@ final class PerfChunkParser implements Runnable {
                 return true;
             }
             boolean indented = PerfBytes.isSpace(c0);
+            // A new event: at column 0 any event line; indented (perf right-aligns the comm when
+            // it prints no callchain) only with a timestamp, since frames are indented too.
+            if ((skipping || skipRemaining) && cache.find(hash, java, b, s, e) >= 0) {
+                return true; // a known frame line of a sample we do not count
+            }
+            boolean isEvent = event.parse(b, s, e) && (!indented || event.hasTimestamp);
             if (skipping || skipRemaining) {
                 // Frames of a filtered sample are not named; only a new event ends it early.
-                if (cache.find(hash, java, b, s, e) < 0 && !frame.parse(b, s, e) && event.parse(b, s, e)) {
+                if (isEvent || (!frame.parse(b, s, e) && event.parse(b, s, e))) {
                     endSample();
                     return startEvent(b, s, e);
                 }
                 return true;
             }
-            if (indented) {
-                if (frame.parse(b, s, e)) {
-                    return newFrameLine(b, s, e, hash);
-                }
-                if (opt.srcline()) {
-                    srcline(b, s, e);
-                    return true;
-                }
-                if (event.parse(b, s, e)) {
-                    endSample();
-                    return startEvent(b, s, e);
-                }
-            } else {
-                if (event.parse(b, s, e)) {
-                    endSample();
-                    return startEvent(b, s, e);
-                }
-                if (frame.parse(b, s, e)) {
-                    return newFrameLine(b, s, e, hash);
-                }
-                if (opt.srcline()) {
-                    srcline(b, s, e);
-                    return true;
-                }
+            if (isEvent) {
+                endSample();
+                return startEvent(b, s, e);
+            }
+            if (frame.parse(b, s, e)) {
+                return newFrameLine(b, s, e, hash);
+            }
+            if (opt.srcline()) {
+                srcline(b, s, e);
+                return true;
+            }
+            if (indented && event.parse(b, s, e)) {
+                endSample();
+                return startEvent(b, s, e);
             }
             if (isTraceError(b, s, e)) {
                 endSample();

@@ -88,6 +88,18 @@ class PerfCollapserTest {
     }
 
     @Test
+    void paddedTracepointLinesWithAHexLookingCommAreEvents() {
+        // FlameGraph #164: no callchains, comm "f" right-aligned; "f" must not read as an address.
+        String in = """
+                      f  9566 [001] 18490161.191157: kmem:mm_pagevec_free: page=0xffffea00269631d0 pfn=647377360 order=0 cold=0
+                      f  9566 [001] 18490161.191157: kmem:mm_pagevec_free: page=0xffffea0026963198 pfn=647377304 order=0 cold=0
+                      dd  9567 [001] 18490161.191158: kmem:kfree: call_site=ffffffff81092295 ptr=(nil)
+                """;
+        assertThat(collapse(in, "")).containsExactly("f 2");
+        assertThat(collapse(in, "--event-filter=kmem:kfree")).containsExactly("dd 1");
+    }
+
+    @Test
     void intelPtTraceErrorsAreReportedNotFatal() {
         String in = " instruction trace error type 1 time 4525.744123981 cpu 0 pid 21595 tid 21595 ip 0 code 8: Lost trace data\n"
                 + SAMPLE;
