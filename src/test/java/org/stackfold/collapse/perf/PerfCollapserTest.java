@@ -234,6 +234,20 @@ class PerfCollapserTest {
     }
 
     @Test
+    void simpleperfJitCacheModulesAreJitNotKernel() {
+        // FlameGraph #262: simpleperf's module "[JIT app cache]" has spaces.
+        String in = """
+                com.google.android.apps.maps    21452/21452 [007] 11371.483014: 201198 cpu-clock:
+                        ffffff9c807ad35c __schedule ([kernel.kallsyms])
+                              7b0da4f360 syscall (/apex/com.android.runtime/lib64/bionic/libc.so)
+                                9c51fd34 java.lang.String.hashCode ([JIT app cache])
+
+                """;
+        assertThat(collapse(in, "--all"))
+                .containsExactly("com.google.android.apps.maps;java.lang.String.hashCode_[j];syscall;__schedule_[k] 201198");
+    }
+
+    @Test
     void jitdumpModulesAreJit() {
         String in = "a 1 1.0: 1 cycles:\n\tf719f4a4 fib.smx::fib+0x3c (/tmp/jitted-31714-4145673320.so)\n\n";
         assertThat(collapse(in, "--jit")).containsExactly("a;fib.smx::fib_[j] 1");
