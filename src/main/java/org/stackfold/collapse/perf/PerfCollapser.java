@@ -254,27 +254,35 @@ public final class PerfCollapser implements Collapser {
         return cuts.stream().mapToLong(Long::longValue).toArray();
     }
 
-    /** The offset just after the first blank line ("\n" then only spaces/tabs then "\n") at or after p, or -1. */
+    /**
+     * The first sample boundary at or after p: just after a blank line, or just before an event
+     * line with a timestamp (the parser closes any open sample there, so files without blank
+     * lines, such as one-line samples, still split). -1 where there is none.
+     */
     private static long nextSampleStart(MemorySegment data, long p, long size) {
-        // Move to the start of a line.
         while (p > 0 && p < size && data.get(ValueLayout.JAVA_BYTE, p - 1) != '\n') {
-            p++;
+            p++; // to the start of a line
         }
+        EventLine ev = new EventLine();
+        byte[] line = new byte[1024];
         while (p < size) {
             long q = p;
+            boolean blank = true;
             while (q < size) {
                 byte c = data.get(ValueLayout.JAVA_BYTE, q);
                 if (c == '\n') {
-                    return q + 1; // p..q is a blank line
-                }
-                if (!PerfBytes.isSpace(c)) {
                     break;
                 }
+                blank &= PerfBytes.isSpace(c);
                 q++;
             }
-            // Skip to the next line.
-            while (q < size && data.get(ValueLayout.JAVA_BYTE, q) != '\n') {
-                q++;
+            if (blank) {
+                return Math.min(size, q + 1);
+            }
+            int len = (int) Math.min(q - p, line.length);
+            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, p, line, 0, len);
+            if (line[0] != '#' && ev.parse(line, 0, len) && ev.hasTimestamp && p > 0) {
+                return p;
             }
             p = q + 1;
         }
