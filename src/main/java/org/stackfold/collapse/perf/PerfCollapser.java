@@ -26,7 +26,7 @@ import org.stackfold.model.Profile;
  * {@code stackfold collapse perf}: {@code perf script} output to folded stacks, as
  * stackcollapse-perf.pl and inferno-collapse-perf do. Rules and differences: docs/collapse-perf.md.
  *
- * <p>The input is memory-mapped and cut at sample boundaries (blank lines) into one range per
+ * <p>The input is memory-mapped and cut at sample boundaries (blank lines, event lines) into one range per
  * core; each range is collapsed by a {@link PerfChunkParser} into its own tree and the trees are
  * merged. The default event filter (the first event in the input, as both peers do) is found by a
  * short scan of the start before the ranges run, so every range filters alike.
@@ -232,8 +232,8 @@ public final class PerfCollapser implements Collapser {
     }
 
     /**
-     * Cut points: 0, then the start of a sample (just after a blank line) near each k/parts of the
-     * size, then the size. Where no blank line follows a target point the rest stays one range.
+     * Cut points: 0, then the start of a sample (after a blank line, or at an event line) near each
+     * k/parts of the size, then the size. Where no boundary follows a target point the rest stays one range.
      */
     static long[] cutAtSamples(MemorySegment data, int threads, long chunkBytes) {
         long size = data.byteSize();
