@@ -10,9 +10,9 @@ import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 
 /**
- * Collapses one byte range of {@code perf script} output into its own frame table and call tree.
- * Ranges start at a sample boundary (after a blank line), so ranges are independent and run on
- * separate threads; {@link PerfCollapser} merges their trees.
+ * Collapses one byte range of {@code perf script} output (or a whole stream) into its own frame
+ * table and call tree. Ranges start at a sample boundary (after a blank line or at an event line),
+ * so ranges are independent and run on separate threads; {@link PerfCollapser} merges their trees.
  *
  * <p>Per line: one pass finds the newline and hashes the line ({@link PerfBytes#scanLine}); inside
  * a sample, a line seen before is looked up in the {@link LineCache} and its frames are pushed
@@ -21,9 +21,10 @@ import org.stackfold.model.FrameTable;
  *
  * <p>Line classification (robust where the peers are not): a blank or whitespace-only line ends
  * the sample; {@code #} at column 0 is a comment; outside a sample a line is an event line (a frame
- * there is counted as an orphan and reported); inside one, an indented line is tried as a frame
- * first and a line starting at column 0 as an event first (perf may omit the blank line, or print
- * frames unindented), so a new event always closes the previous sample instead of merging into it.
+ * there is counted as an orphan and reported); inside one, a line at column 0 is tried as an event
+ * first (perf may omit the blank line, or print frames unindented), an indented one is a frame
+ * unless it carries a timestamp (perf right-aligns the comm of callchain-less samples), so a new
+ * event always closes the previous sample instead of merging into it.
  */
 final class PerfChunkParser implements Runnable {
     private static final int BLOCK = 4 << 20;
