@@ -524,6 +524,16 @@ final class PerfChunkParser implements Runnable {
         stack[pos] = frames.plain(o, 0, o.length);
     }
 
+    /** A stack not seen before: walked into the tree and remembered (kept apart from the hot path). */
+    private int newStack(int h, int root) {
+        int node = root < 0 ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
+        for (int i = depth - 1; i >= 0; i--) {
+            node = tree.child(node, stack[i]);
+        }
+        stacks.put(h, root, stack, depth, node);
+        return node;
+    }
+
     /** Closes the open sample: walks its frames root first into the tree and adds its weight. */
     private void endSample() {
         if (inSample && !skipping) {
@@ -531,11 +541,7 @@ final class PerfChunkParser implements Runnable {
             int h = StackCache.hash(root, stack, depth);
             int node = stacks.find(h, root, stack, depth);
             if (node < 0) {
-                node = root < 0 ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
-                for (int i = depth - 1; i >= 0; i--) {
-                    node = tree.child(node, stack[i]);
-                }
-                stacks.put(h, root, stack, depth, node);
+                node = newStack(h, root);
             }
             if (node != CallTree.ROOT) {
                 tree.addSelf(node, period);
