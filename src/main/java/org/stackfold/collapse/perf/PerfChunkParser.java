@@ -53,7 +53,6 @@ final class PerfChunkParser implements Runnable {
     // Results and diagnostics (line numbers are 1-based within the range).
     long lines;
     long samples;
-    long totalWeight;
     String error;
     long errorLine;
     long badLines;
@@ -545,7 +544,6 @@ final class PerfChunkParser implements Runnable {
             }
             if (node != CallTree.ROOT) {
                 tree.addSelf(node, period);
-                totalWeight += period;
                 samples++;
             }
         }

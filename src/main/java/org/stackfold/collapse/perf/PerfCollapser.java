@@ -171,6 +171,15 @@ public final class PerfCollapser implements Collapser {
             }
             before += p.lines;
         }
+        long samples = 0;
+        long lines = 0;
+        for (PerfChunkParser p : parts) {
+            samples += p.samples;
+            lines += p.lines;
+        }
+        if (samples == 0 && lines > 0 && others.isEmpty()) {
+            warnings.accept(name + ": no samples found; is this 'perf script' output?");
+        }
         if (bad > 0) {
             warnings.accept(name + ": skipped " + bad + " unrecognised line" + (bad == 1 ? "" : "s")
                     + " (first at line " + badLine + ": " + badText + ")");

@@ -307,6 +307,17 @@ class PerfCollapserTest {
     }
 
     @Test
+    void anInputWithoutSamplesSaysSo() {
+        List<String> warnings = new ArrayList<>();
+        assertThat(PerfTestSupport.collapse("# just a header\n\n".getBytes(StandardCharsets.UTF_8),
+                PerfTestSupport.options(""), warnings)).isEmpty();
+        assertThat(warnings).singleElement().asString().contains("no samples found");
+        warnings.clear();
+        assertThat(PerfTestSupport.collapse(new byte[0], PerfTestSupport.options(""), warnings)).isEmpty();
+        assertThat(warnings).isEmpty();
+    }
+
+    @Test
     void commentsAndHeadersAreSkipped() {
         assertThat(collapse("# ========\n# cmdline : /usr/bin/perf record -g\n" + SAMPLE, ""))
                 .containsExactly("java;do_syscall_64;main;foo/Bar:.baz 250");
