@@ -523,12 +523,43 @@ final class PerfChunkParser implements Runnable {
         stack[pos] = frames.plain(o, 0, o.length);
     }
 
-    /** A stack not seen before: walked into the tree and remembered (kept apart from the hot path). */
+    // The last stack walked by newStack, root first: ids (level 0 = root frame or -1) and nodes.
+    private int[] pathIds = new int[256];
+    private int[] pathNodes = new int[256];
+    private int pathLen;
+
+    /**
+     * A stack not seen before: walked into the tree and remembered (kept apart from the hot path).
+     * The walk starts below the levels it shares with the previous new stack (samples of one
+     * thread share their roots), so only the differing part costs tree lookups.
+     */
     private int newStack(int h, int root) {
-        int node = root < 0 ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
-        for (int i = depth - 1; i >= 0; i--) {
-            node = tree.child(node, stack[i]);
+        int len = depth + 1;
+        if (len > pathIds.length) {
+            pathIds = Arrays.copyOf(pathIds, Math.max(len, pathIds.length * 2));
+            pathNodes = Arrays.copyOf(pathNodes, pathIds.length);
         }
+        int k = 0;
+        if (pathLen > 0 && pathIds[0] == root) {
+            k = 1;
+            int limit = Math.min(len, pathLen);
+            while (k < limit && pathIds[k] == stack[depth - k]) {
+                k++;
+            }
+        }
+        if (k == 0) {
+            pathIds[0] = root;
+            pathNodes[0] = root < 0 ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
+            k = 1;
+        }
+        int node = pathNodes[k - 1];
+        for (int i = k; i < len; i++) {
+            int f = stack[depth - i];
+            node = tree.child(node, f);
+            pathIds[i] = f;
+            pathNodes[i] = node;
+        }
+        pathLen = len;
         stacks.put(h, root, stack, depth, node);
         return node;
     }
