@@ -45,9 +45,24 @@ final class EventLine {
      * the period between. Without a timestamp perl neither filters the sample nor weights it.
      */
     boolean perlSeesEvent;
+    /** The line has a {@code TIME:} word: strong evidence of an event line, even when indented. */
+    boolean hasTimestamp;
+    /** A side-band record ({@code perf script --show-mmap-events} etc.: {@code PERF_RECORD_MMAP2 ...}), not a sample. */
+    boolean sideBand;
 
-    /** True where b[s, e) is an event line; fields are set. */
-    boolean parse(byte[] b, int s, int e) {
+    private static final int DIGITS = 1;
+    private static final int PID = 2;
+    private static final int CPU = 4;
+    private static final int TIME = 8;
+    private static final int COLON = 16;
+    private final int[] kind = new int[MAX_TOKENS];
+    private final int[] slashAt = new int[MAX_TOKENS];
+
+    /**
+     * Splits the line into words and classifies each in the same pass (all digits, PID or
+     * PID/TID, [CPU], TIME:, ends in ':'), so the rules below are lookups, not rescans.
+     */
+    private int tokenize(byte[] b, int s, int e) {
         int n = 0;
         int i = s;
         while (n < MAX_TOKENS) {
@@ -57,18 +72,61 @@ final class EventLine {
             if (i >= e) {
                 break;
             }
-            ts[n] = i;
-            while (i < e && !PerfBytes.isSpace(b[i])) {
+            int start = i;
+            int digits = 0;
+            int dots = 0;
+            int slashes = 0;
+            int slash = -1;
+            while (i < e) {
+                byte c = b[i];
+                if (c >= '0' && c <= '9') {
+                    digits++;
+                } else if (c == '.') {
+                    dots++;
+                } else if (c == '/') {
+                    slashes++;
+                    slash = i;
+                } else if (PerfBytes.isSpace(c)) {
+                    break;
+                }
                 i++;
             }
-            te[n++] = i;
+            int len = i - start;
+            byte first = b[start];
+            byte last = b[i - 1];
+            int k = 0;
+            if (digits == len) {
+                k = DIGITS | PID;
+            } else if (slashes == 1 && digits == len - 1 && first != '/' && last != '/') {
+                k = PID;
+            }
+            if (len >= 3 && first == '[' && last == ']' && digits == len - 2) {
+                k |= CPU;
+            }
+            if (last == ':' && len > 1) {
+                k |= COLON;
+                if (len >= 4 && dots == 1 && digits == len - 2 && first != '.' && b[i - 2] != '.') {
+                    k |= TIME;
+                }
+            }
+            ts[n] = start;
+            te[n] = i;
+            kind[n] = k;
+            slashAt[n] = slash;
+            n++;
         }
+        return n;
+    }
+
+    /** True where b[s, e) is an event line; fields are set. */
+    boolean parse(byte[] b, int s, int e) {
+        int n = tokenize(b, s, e);
         if (n < 2) {
             return false;
         }
         int time = -1;
         for (int k = 1; k < n; k++) {
-            if (isTimestamp(b, ts[k], te[k])) {
+            if ((kind[k] & TIME) != 0) {
                 time = k;
                 break;
             }
@@ -76,16 +134,16 @@ final class EventLine {
         int p = -1;
         if (time > 0) {
             int k = time - 1;
-            if (k >= 1 && isCpu(b, ts[k], te[k])) {
+            if (k >= 1 && (kind[k] & CPU) != 0) {
                 k--;
             }
-            if (k >= 1 && isPid(b, ts[k], te[k])) {
+            if (k >= 1 && (kind[k] & PID) != 0) {
                 p = k;
             }
         }
         if (p < 0) {
             for (int k = 1; k < n; k++) {
-                if (isPid(b, ts[k], te[k])) {
+                if ((kind[k] & PID) != 0) {
                     p = k;
                     break;
                 }
@@ -94,17 +152,27 @@ final class EventLine {
                 return false;
             }
         }
+        sideBand = false;
+        hasTimestamp = time > 0;
+        for (int k = p + 1; k < Math.min(n, p + 4); k++) {
+            if (te[k] - ts[k] > 12 && startsWith(b, ts[k], "PERF_RECORD_")) {
+                sideBand = true;
+                commStart = ts[0];
+                commEnd = te[p - 1];
+                return true;
+            }
+        }
         // The event word: the first word after the PID (and CPU, timestamp) ending in ':'.
         int ev = -1;
         for (int k = p + 1; k < n; k++) {
             if (k == time) {
                 continue;
             }
-            if (b[te[k] - 1] == ':' && te[k] - ts[k] > 1) {
+            if ((kind[k] & COLON) != 0) {
                 ev = k;
                 break;
             }
-            if (!(isCpu(b, ts[k], te[k]) || isDigits(b, ts[k], te[k]))) {
+            if ((kind[k] & (CPU | DIGITS)) == 0) {
                 break; // something else: no event word where we expect one
             }
         }
@@ -113,7 +181,7 @@ final class EventLine {
         }
         commStart = ts[0];
         commEnd = te[p - 1];
-        int slash = indexOf(b, ts[p], te[p], (byte) '/');
+        int slash = slashAt[p];
         if (slash >= 0) {
             pidStart = ts[p];
             pidEnd = slash;
@@ -130,7 +198,7 @@ final class EventLine {
             eventStart = ts[ev];
             eventEnd = te[ev] - 1;
             baseEventEnd = baseEnd(b, eventStart, eventEnd);
-            if (ev - 1 > p && ev - 1 != time && isDigits(b, ts[ev - 1], te[ev - 1])) {
+            if (ev - 1 > p && ev - 1 != time && (kind[ev - 1] & DIGITS) != 0) {
                 period = parsePeriod(b, ts[ev - 1], te[ev - 1]);
             }
             restStart = te[ev];
@@ -138,7 +206,7 @@ final class EventLine {
             if (period >= 0 && before - 1 > p) {
                 before--;
             }
-            perlSeesEvent = before >= 0 && b[te[before] - 1] == ':' && (period < 0 || before == ev - 2);
+            perlSeesEvent = before >= 0 && (kind[before] & COLON) != 0 && (period < 0 || before == ev - 2);
         } else {
             perlSeesEvent = false;
             eventStart = -1;
@@ -185,39 +253,13 @@ final class EventLine {
         return v;
     }
 
-    static boolean isDigits(byte[] b, int s, int e) {
-        if (s >= e) {
-            return false;
-        }
-        for (int i = s; i < e; i++) {
-            if (b[i] < '0' || b[i] > '9') {
+    private static boolean startsWith(byte[] b, int s, String p) {
+        for (int i = 0; i < p.length(); i++) {
+            if (b[s + i] != p.charAt(i)) {
                 return false;
             }
         }
         return true;
-    }
-
-    /** {@code 123} or {@code 123/456}. */
-    static boolean isPid(byte[] b, int s, int e) {
-        int slash = indexOf(b, s, e, (byte) '/');
-        if (slash < 0) {
-            return isDigits(b, s, e);
-        }
-        return isDigits(b, s, slash) && isDigits(b, slash + 1, e);
-    }
-
-    /** {@code [001]}. */
-    static boolean isCpu(byte[] b, int s, int e) {
-        return e - s >= 3 && b[s] == '[' && b[e - 1] == ']' && isDigits(b, s + 1, e - 1);
-    }
-
-    /** {@code 4794564.109216:} (digits, a dot, digits, a colon). */
-    static boolean isTimestamp(byte[] b, int s, int e) {
-        if (e - s < 4 || b[e - 1] != ':') {
-            return false;
-        }
-        int dot = indexOf(b, s, e - 1, (byte) '.');
-        return dot > s && isDigits(b, s, dot) && isDigits(b, dot + 1, e - 1);
     }
 
     static int indexOf(byte[] b, int s, int e, byte x) {

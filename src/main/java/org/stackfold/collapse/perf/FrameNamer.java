@@ -182,6 +182,11 @@ final class FrameNamer {
             System.arraycopy(out, pieceStart + 1, out, pieceStart, used - pieceStart - 1);
             used--;
         }
+        for (byte[] name : skipAfter) {
+            if (Arrays.equals(out, pieceStart, used, name, 0, name.length)) {
+                skipAfterMatch = true;
+            }
+        }
         if (pieces > 0) {
             if (!containsTag(pieceStart, 'i')) {
                 appendTag('i');
@@ -255,7 +260,7 @@ final class FrameNamer {
             boolean k = (e > s && m[s] == '[') || endsWith(m, s, e, "vmlinux");
             return k && indexOf(m, s, e, "unknown") < 0;
         }
-        if (Arrays.equals(m, s, e, UNKNOWN, 0, UNKNOWN.length)) {
+        if (Arrays.equals(m, s, e, UNKNOWN, 0, UNKNOWN.length) || startsWithAt(m, s, e, "[JIT ")) {
             return false;
         }
         return (e > s && m[s] == '[') || endsWith(m, s, e, ".ko") || isVmlinux(m, s, e);
@@ -298,7 +303,8 @@ final class FrameNamer {
             }
         }
         return (startsWithAt(m, s, e, "/tmp/perf-") && endsWith(m, s, e, ".map"))
-                || (indexOf(m, s, e, "/jitted-") >= 0 && endsWith(m, s, e, ".so"));
+                || (indexOf(m, s, e, "/jitted-") >= 0 && endsWith(m, s, e, ".so"))
+                || startsWithAt(m, s, e, "[JIT "); // Android simpleperf: [JIT app cache], [JIT zygote cache]
     }
 
     private boolean containsTag(int s, char kind) {

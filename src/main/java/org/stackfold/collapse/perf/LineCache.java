@@ -11,7 +11,7 @@ import java.util.Arrays;
  * are simply parsed again.
  */
 final class LineCache {
-    private static final int MAX_ARENA = 64 << 20;
+    private static final int MAX_ARENA = 32 << 20;
     private byte[] arena = new byte[1 << 16];
     private int arenaUsed;
     private int[] hashes = new int[1024];
@@ -46,11 +46,12 @@ final class LineCache {
         }
     }
 
-    void put(int hash, boolean java, byte[] b, int s, int e, int value) {
+    /** Remembers the line; false where the cache is full and did not keep it. */
+    boolean put(int hash, boolean java, byte[] b, int s, int e, int value) {
         int len = e - s;
         if (arenaUsed + len > arena.length) {
             if (arenaUsed + (long) len > MAX_ARENA) {
-                return;
+                return false;
             }
             arena = Arrays.copyOf(arena, (int) Math.min(MAX_ARENA, Math.max(arena.length * 2L, arenaUsed + len)));
         }
@@ -78,6 +79,7 @@ final class LineCache {
         } else {
             insert(id);
         }
+        return true;
     }
 
     private void insert(int id) {

@@ -34,9 +34,9 @@ final class PerfBytes {
     /**
      * Finds the next {@code '\n'} in b[from, limit) and hashes the bytes before it in the same pass,
      * 8 bytes at a time. Returns the newline's index, or -1 where there is none before limit (the
-     * hash is then meaningless). The hash goes to {@code hashOut[0]}. {@code b} must have 8 bytes of
-     * room after limit only in the sense that reads stop before {@code limit - 7}; the tail is
-     * scanned byte by byte.
+     * hash is then meaningless). The hash goes to {@code hashOut[0]}. Whole 8-byte words are read
+     * only below {@code limit}; the last few bytes are scanned one by one. The hash of a line is the
+     * same however the buffer is filled, since words are counted from the line's start.
      */
     static int scanLine(byte[] b, int from, int limit, int[] hashOut) {
         long h = SEED;

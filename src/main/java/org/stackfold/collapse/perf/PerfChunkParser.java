@@ -1,5 +1,6 @@
 package org.stackfold.collapse.perf;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -9,9 +10,9 @@ import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 
 /**
- * Collapses one byte range of {@code perf script} output into its own frame table and call tree.
- * Ranges start at a sample boundary (after a blank line), so ranges are independent and run on
- * separate threads; {@link PerfCollapser} merges their trees.
+ * Collapses one byte range of {@code perf script} output (or a whole stream) into its own frame
+ * table and call tree. Ranges start at a sample boundary (after a blank line or at an event line),
+ * so ranges are independent and run on separate threads; {@link PerfCollapser} merges their trees.
  *
  * <p>Per line: one pass finds the newline and hashes the line ({@link PerfBytes#scanLine}); inside
  * a sample, a line seen before is looked up in the {@link LineCache} and its frames are pushed
@@ -20,9 +21,10 @@ import org.stackfold.model.FrameTable;
  *
  * <p>Line classification (robust where the peers are not): a blank or whitespace-only line ends
  * the sample; {@code #} at column 0 is a comment; outside a sample a line is an event line (a frame
- * there is counted as an orphan and reported); inside one, an indented line is tried as a frame
- * first and a line starting at column 0 as an event first (perf may omit the blank line, or print
- * frames unindented), so a new event always closes the previous sample instead of merging into it.
+ * there is counted as an orphan and reported); inside one, a line at column 0 is tried as an event
+ * first (perf may omit the blank line, or print frames unindented), an indented one is a frame
+ * unless it carries a timestamp (perf right-aligns the comm of callchain-less samples), so a new
+ * event always closes the previous sample instead of merging into it.
  */
 final class PerfChunkParser implements Runnable {
     private static final int BLOCK = 4 << 20;
@@ -31,12 +33,19 @@ final class PerfChunkParser implements Runnable {
     private static final int F_SKIP_AFTER = 1 << 30;
     private static final int COUNT_MASK = (1 << 29) - 1;
 
-    private final MemorySegment data;
-    private final long from;
-    private final long to;
+    /** Where the bytes come from: a mapped range, or a stream; -1 at the end. */
+    interface Source {
+        int read(byte[] b, int off, int len) throws IOException;
+    }
+
+    private final Source source;
+    private final long size;
     private final PerfOptions opt;
-    private final byte[] filter;
-    private final byte[] filterBase;
+    private byte[] filter;
+    private byte[] filterBase;
+    /** No filter was given or found up front: the first event seen becomes the filter (streams). */
+    private final boolean adoptFirstEvent;
+    IOException ioError;
 
     final FrameTable frames = new FrameTable();
     final CallTree tree = new CallTree();
@@ -44,12 +53,14 @@ final class PerfChunkParser implements Runnable {
     // Results and diagnostics (line numbers are 1-based within the range).
     long lines;
     long samples;
-    long totalWeight;
     String error;
     long errorLine;
     long badLines;
     long firstBadLine;
     String firstBadText;
+    long traceErrors;
+    long firstTraceErrorLine;
+    String firstTraceErrorText;
     long orphanLines;
     long firstOrphanLine;
     String firstOrphanText;
@@ -73,33 +84,71 @@ final class PerfChunkParser implements Runnable {
     private final FrameLine frame = new FrameLine();
     private final FrameNamer namer;
     private final LineCache cache = new LineCache();
+    private final StackCache stacks = new StackCache();
     private int[] pool = new int[4096];
     private int poolUsed;
     private final int[] hashOut = new int[1];
     private byte[] scratch = new byte[256];
+    /** Told the bytes of the range done so far, once per block. */
+    java.util.function.LongConsumer progress = done -> { };
 
+    /** Parses data[from, to) with the given event filter (null: no filtering). */
     PerfChunkParser(MemorySegment data, long from, long to, PerfOptions opt, String filter) {
-        this.data = data;
-        this.from = from;
-        this.to = to;
+        long[] at = {from};
+        this.source = (b, off, len) -> {
+            long remaining = to - at[0];
+            if (remaining <= 0) {
+                return -1;
+            }
+            int n = (int) Math.min(remaining, len);
+            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, at[0], b, off, n);
+            at[0] += n;
+            return n;
+        };
+        this.size = to - from;
         this.opt = opt;
         this.namer = new FrameNamer(opt);
-        if (filter != null) {
-            this.filter = filter.getBytes(StandardCharsets.UTF_8);
-            this.filterBase = Arrays.copyOf(this.filter, EventLine.baseEnd(this.filter, 0, this.filter.length));
-        } else {
-            this.filter = null;
-            this.filterBase = null;
+        this.adoptFirstEvent = false;
+        setFilter(filter);
+    }
+
+    /** Parses a whole stream; without a filter option the first event seen becomes the filter. */
+    PerfChunkParser(java.io.InputStream in, PerfOptions opt) {
+        this.source = in::read;
+        this.size = Long.MAX_VALUE;
+        this.opt = opt;
+        this.namer = new FrameNamer(opt);
+        this.adoptFirstEvent = opt.eventFilter() == null;
+        setFilter(opt.eventFilter());
+    }
+
+    private void setFilter(String f) {
+        if (f != null) {
+            filter = f.getBytes(StandardCharsets.UTF_8);
+            filterBase = Arrays.copyOf(filter, EventLine.baseEnd(filter, 0, filter.length));
         }
+    }
+
+    /** The event filter in effect at the end (the adopted one for streams), or null. */
+    String filter() {
+        return filter == null ? null : new String(filter, StandardCharsets.UTF_8);
     }
 
     @Override
     public void run() {
-        long size = to - from;
+        try {
+            parse();
+        } catch (IOException e) {
+            ioError = e;
+        }
+    }
+
+    private void parse() throws IOException {
         byte[] buf = new byte[(int) Math.min(BLOCK, Math.max(16, size))];
-        long pos = from; // file offset of buf[0]
+        long pos = 0; // offset of buf[0] in the range
         int filled = 0;
         int start = 0;
+        boolean last = false;
         while (true) {
             if (start > 0) {
                 System.arraycopy(buf, start, buf, 0, filled - start);
@@ -107,20 +156,23 @@ final class PerfChunkParser implements Runnable {
                 filled -= start;
                 start = 0;
             }
-            long remaining = to - (pos + filled);
-            if (remaining > 0 && filled == buf.length) {
+            if (filled == buf.length) {
                 if (buf.length >= MAX_LINE) {
                     fail(lines + 1, "line longer than " + (MAX_LINE >> 20) + " MiB");
                     return;
                 }
                 buf = Arrays.copyOf(buf, (int) Math.min(MAX_LINE, (long) buf.length * 2));
             }
-            int n = (int) Math.min(remaining, buf.length - filled);
-            if (n > 0) {
-                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, pos + filled, buf, filled, n);
+            // Fill the buffer (a stream may return less than asked).
+            while (filled < buf.length) {
+                int n = source.read(buf, filled, buf.length - filled);
+                if (n < 0) {
+                    last = true;
+                    break;
+                }
                 filled += n;
             }
-            boolean last = pos + filled >= to;
+            progress.accept(pos);
             while (true) {
                 int nl = PerfBytes.scanLine(buf, start, filled, hashOut);
                 if (nl < 0) {
@@ -168,38 +220,42 @@ final class PerfChunkParser implements Runnable {
                 return true;
             }
             boolean indented = PerfBytes.isSpace(c0);
+            // A new event: at column 0 any event line; indented (perf right-aligns the comm when
+            // it prints no callchain) only with a timestamp, since frames are indented too.
+            if ((skipping || skipRemaining) && cache.find(hash, java, b, s, e) >= 0) {
+                return true; // a known frame line of a sample we do not count
+            }
+            boolean isEvent = event.parse(b, s, e) && (!indented || event.hasTimestamp);
             if (skipping || skipRemaining) {
-                // Frames of a filtered sample are not looked at; only a new event ends it early.
-                if (!indented && !frame.parse(b, s, e) && event.parse(b, s, e)) {
+                // Frames of a filtered sample are not named; only a new event ends it early.
+                if (isEvent || (!frame.parse(b, s, e) && event.parse(b, s, e))) {
                     endSample();
                     return startEvent(b, s, e);
                 }
                 return true;
             }
-            if (indented) {
-                if (frame.parse(b, s, e)) {
-                    return newFrameLine(b, s, e, hash);
+            if (isEvent) {
+                endSample();
+                return startEvent(b, s, e);
+            }
+            if (frame.parse(b, s, e)) {
+                return newFrameLine(b, s, e, hash);
+            }
+            if (opt.srcline()) {
+                srcline(b, s, e);
+                return true;
+            }
+            if (indented && event.parse(b, s, e)) {
+                endSample();
+                return startEvent(b, s, e);
+            }
+            if (isTraceError(b, s, e)) {
+                endSample();
+                if (traceErrors++ == 0) {
+                    firstTraceErrorLine = lines;
+                    firstTraceErrorText = text(b, s, e);
                 }
-                if (opt.srcline()) {
-                    srcline(b, s, e);
-                    return true;
-                }
-                if (event.parse(b, s, e)) {
-                    endSample();
-                    return startEvent(b, s, e);
-                }
-            } else {
-                if (event.parse(b, s, e)) {
-                    endSample();
-                    return startEvent(b, s, e);
-                }
-                if (frame.parse(b, s, e)) {
-                    return newFrameLine(b, s, e, hash);
-                }
-                if (opt.srcline()) {
-                    srcline(b, s, e);
-                    return true;
-                }
+                return true;
             }
             return bad(b, s, e, "not a stack frame ('ADDRESS SYMBOL (MODULE)') nor an event line"
                     + (opt.srcline() ? "" : "; for 'perf script -F+srcline' output use --srcline"));
@@ -209,6 +265,13 @@ final class PerfChunkParser implements Runnable {
         }
         if (event.parse(b, s, e)) {
             return startEvent(b, s, e);
+        }
+        if (isTraceError(b, s, e)) {
+            if (traceErrors++ == 0) {
+                firstTraceErrorLine = lines;
+                firstTraceErrorText = text(b, s, e);
+            }
+            return true;
         }
         if (frame.parse(b, s, e)) {
             if (orphanLines++ == 0) {
@@ -235,13 +298,29 @@ final class PerfChunkParser implements Runnable {
 
     static String text(byte[] b, int s, int e) {
         int n = Math.min(e - s, 120);
-        String t = new String(b, s, n, StandardCharsets.UTF_8).strip();
+        byte[] c = Arrays.copyOfRange(b, s, s + n);
+        for (int i = 0; i < n; i++) {
+            if ((c[i] & 0xff) < 0x20 || c[i] == 0x7f) {
+                c[i] = ' '; // keep the message on one line
+            }
+        }
+        String t = new String(c, StandardCharsets.UTF_8).strip();
         return "'" + t + (e - s > n ? "...'" : "'");
     }
 
     private void fail(long line, String what) {
         error = what;
         errorLine = line;
+    }
+
+    private static final byte[] TRACE_ERROR = "instruction trace error".getBytes(StandardCharsets.US_ASCII);
+
+    /** perf's Intel PT decoder reports ({@code instruction trace error type 1 ... Lost trace data}). */
+    private static boolean isTraceError(byte[] b, int s, int e) {
+        while (s < e && PerfBytes.isSpace(b[s])) {
+            s++;
+        }
+        return e - s >= TRACE_ERROR.length && Arrays.equals(b, s, s + TRACE_ERROR.length, TRACE_ERROR, 0, TRACE_ERROR.length);
     }
 
     private static boolean isBlank(byte[] b, int s, int e) {
@@ -255,12 +334,19 @@ final class PerfChunkParser implements Runnable {
 
     private boolean startEvent(byte[] b, int s, int e) {
         EventLine ev = event;
+        if (ev.sideBand) {
+            inSample = false;
+            return true;
+        }
         inSample = true;
         skipping = false;
         skipRemaining = false;
         depth = 0;
         lastLinePos = -1;
         boolean hasEvent = ev.eventStart >= 0 && (!opt.perlCompat() || ev.perlSeesEvent);
+        if (hasEvent && filter == null && adoptFirstEvent) {
+            setFilter(new String(b, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8));
+        }
         if (filter != null && hasEvent && !matchesFilter(b, ev)) {
             skipping = true;
             countOtherEvent(b, ev.eventStart, ev.eventEnd);
@@ -368,8 +454,11 @@ final class PerfChunkParser implements Runnable {
                     ByteStringPool.hash(namer.out, pieceStart, len));
         }
         poolUsed += count + 1;
-        cache.put(hash, java, b, s, e, at);
+        boolean kept = cache.put(hash, java, b, s, e, at);
         push(at);
+        if (!kept) {
+            poolUsed = at; // the cache is full: the entry was only needed for this line
+        }
         return true;
     }
 
@@ -434,16 +523,58 @@ final class PerfChunkParser implements Runnable {
         stack[pos] = frames.plain(o, 0, o.length);
     }
 
+    // The last stack walked by newStack, root first: ids (level 0 = root frame or -1) and nodes.
+    private int[] pathIds = new int[256];
+    private int[] pathNodes = new int[256];
+    private int pathLen;
+
+    /**
+     * A stack not seen before: walked into the tree and remembered (kept apart from the hot path).
+     * The walk starts below the levels it shares with the previous new stack (samples of one
+     * thread share their roots), so only the differing part costs tree lookups.
+     */
+    private int newStack(int h, int root) {
+        int len = depth + 1;
+        if (len > pathIds.length) {
+            pathIds = Arrays.copyOf(pathIds, Math.max(len, pathIds.length * 2));
+            pathNodes = Arrays.copyOf(pathNodes, pathIds.length);
+        }
+        int k = 0;
+        if (pathLen > 0 && pathIds[0] == root) {
+            k = 1;
+            int limit = Math.min(len, pathLen);
+            while (k < limit && pathIds[k] == stack[depth - k]) {
+                k++;
+            }
+        }
+        if (k == 0) {
+            pathIds[0] = root;
+            pathNodes[0] = root < 0 ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
+            k = 1;
+        }
+        int node = pathNodes[k - 1];
+        for (int i = k; i < len; i++) {
+            int f = stack[depth - i];
+            node = tree.child(node, f);
+            pathIds[i] = f;
+            pathNodes[i] = node;
+        }
+        pathLen = len;
+        stacks.put(h, root, stack, depth, node);
+        return node;
+    }
+
     /** Closes the open sample: walks its frames root first into the tree and adds its weight. */
     private void endSample() {
         if (inSample && !skipping) {
-            int node = skipRemaining ? CallTree.ROOT : tree.child(CallTree.ROOT, pnameFrame);
-            for (int i = depth - 1; i >= 0; i--) {
-                node = tree.child(node, stack[i]);
+            int root = skipRemaining ? -1 : pnameFrame;
+            int h = StackCache.hash(root, stack, depth);
+            int node = stacks.find(h, root, stack, depth);
+            if (node < 0) {
+                node = newStack(h, root);
             }
             if (node != CallTree.ROOT) {
                 tree.addSelf(node, period);
-                totalWeight += period;
                 samples++;
             }
         }

@@ -17,6 +17,7 @@ import org.stackfold.collapse.Collapser;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
+import org.stackfold.io.Progress;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
@@ -25,7 +26,7 @@ import org.stackfold.model.Profile;
  * {@code stackfold collapse perf}: {@code perf script} output to folded stacks, as
  * stackcollapse-perf.pl and inferno-collapse-perf do. Rules and differences: docs/collapse-perf.md.
  *
- * <p>The input is memory-mapped and cut at sample boundaries (blank lines) into one range per
+ * <p>The input is memory-mapped and cut at sample boundaries (blank lines, event lines) into one range per
  * core; each range is collapsed by a {@link PerfChunkParser} into its own tree and the trees are
  * merged. The default event filter (the first event in the input, as both peers do) is found by a
  * short scan of the start before the ranges run, so every range filters alike.
@@ -86,16 +87,41 @@ public final class PerfCollapser implements Collapser {
         } else if (opt.context()) {
             warnings.accept("--context only applies with --inline; ignored");
         }
-        MemorySegment data = in.bytes();
-        String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
-        long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
         List<PerfChunkParser> parts = new ArrayList<>();
-        for (int i = 0; i + 1 < cuts.length; i++) {
-            parts.add(new PerfChunkParser(data, cuts[i], cuts[i + 1], opt, filter));
+        long total;
+        if (in.isMappable()) {
+            // A file: mapped, cut at sample boundaries, one range per core.
+            MemorySegment data = in.bytes();
+            total = data.byteSize();
+            String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
+            long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
+            for (int i = 0; i + 1 < cuts.length; i++) {
+                parts.add(new PerfChunkParser(data, cuts[i], cuts[i + 1], opt, filter));
+            }
+        } else {
+            // A pipe or a gzip file: streamed in blocks by one parser, never held whole in memory
+            // (perf script itself is the slower end of such a pipe).
+            total = 0;
+            parts.add(new PerfChunkParser(in.stream(), opt));
         }
-        runAll(parts);
+        try (Progress bar = Progress.start("collapsing " + in.name(), total)) {
+            long[] done = new long[parts.size()];
+            for (int i = 0; i < parts.size(); i++) {
+                int k = i;
+                parts.get(i).progress = d -> {
+                    synchronized (done) {
+                        done[k] = d;
+                        bar.update(java.util.Arrays.stream(done).sum());
+                    }
+                };
+            }
+            runAll(parts);
+        }
         long linesBefore = 0;
         for (PerfChunkParser p : parts) {
+            if (p.ioError != null) {
+                throw new InputException(in.name() + ": cannot read: " + p.ioError.getMessage(), p.ioError);
+            }
             if (p.error != null) {
                 throw InputException.atLine(in.name(), linesBefore + p.errorLine, p.error);
             }
@@ -105,6 +131,7 @@ public final class PerfCollapser implements Collapser {
         for (int i = 1; i < parts.size(); i++) {
             merge(first, parts.get(i));
         }
+        String filter = first.filter();
         report(in.name(), parts, filter, opt, warnings);
         String unit = filter == null ? "samples" : filter;
         return new Profile(first.frames, first.tree, List.of(new Profile.ValueType(unit, "count")));
@@ -116,6 +143,9 @@ public final class PerfCollapser implements Collapser {
         long bad = 0;
         long badLine = 0;
         String badText = null;
+        long traceErrors = 0;
+        long traceLine = 0;
+        String traceText = null;
         long orphans = 0;
         long orphanLine = 0;
         String orphanText = null;
@@ -129,6 +159,11 @@ public final class PerfCollapser implements Collapser {
                 orphanLine = before + p.firstOrphanLine;
                 orphanText = p.firstOrphanText;
             }
+            if (p.traceErrors > 0 && traceText == null) {
+                traceLine = before + p.firstTraceErrorLine;
+                traceText = p.firstTraceErrorText;
+            }
+            traceErrors += p.traceErrors;
             bad += p.badLines;
             orphans += p.orphanLines;
             for (int i = 0; i < p.otherEventKinds; i++) {
@@ -136,9 +171,22 @@ public final class PerfCollapser implements Collapser {
             }
             before += p.lines;
         }
+        long samples = 0;
+        long lines = 0;
+        for (PerfChunkParser p : parts) {
+            samples += p.samples;
+            lines += p.lines;
+        }
+        if (samples == 0 && lines > 0 && others.isEmpty()) {
+            warnings.accept(name + ": no samples found; is this 'perf script' output?");
+        }
         if (bad > 0) {
             warnings.accept(name + ": skipped " + bad + " unrecognised line" + (bad == 1 ? "" : "s")
                     + " (first at line " + badLine + ": " + badText + ")");
+        }
+        if (traceErrors > 0) {
+            warnings.accept(name + ": perf reported " + traceErrors + " instruction trace error" + (traceErrors == 1 ? "" : "s")
+                    + " (samples may be missing; first at line " + traceLine + ": " + traceText + ")");
         }
         if (orphans > 0) {
             warnings.accept(name + ": ignored " + orphans + " stack line" + (orphans == 1 ? "" : "s")
@@ -180,10 +228,12 @@ public final class PerfCollapser implements Collapser {
             } else if (blank) {
                 inSample = false;
             } else if (!(inSample && PerfBytes.isSpace(buf[0]) && fr.parse(buf, 0, len)) && ev.parse(buf, 0, len)) {
-                if (ev.eventStart >= 0 && (!perl || ev.perlSeesEvent)) {
-                    return new String(buf, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8);
+                if (!ev.sideBand) {
+                    if (ev.eventStart >= 0 && (!perl || ev.perlSeesEvent)) {
+                        return new String(buf, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8);
+                    }
+                    inSample = true;
                 }
-                inSample = true;
             }
             s = e + 1;
         }
@@ -191,8 +241,8 @@ public final class PerfCollapser implements Collapser {
     }
 
     /**
-     * Cut points: 0, then the start of a sample (just after a blank line) near each k/parts of the
-     * size, then the size. Where no blank line follows a target point the rest stays one range.
+     * Cut points: 0, then the start of a sample (after a blank line, or at an event line) near each
+     * k/parts of the size, then the size. Where no boundary follows a target point the rest stays one range.
      */
     static long[] cutAtSamples(MemorySegment data, int threads, long chunkBytes) {
         long size = data.byteSize();
@@ -213,27 +263,35 @@ public final class PerfCollapser implements Collapser {
         return cuts.stream().mapToLong(Long::longValue).toArray();
     }
 
-    /** The offset just after the first blank line ("\n" then only spaces/tabs then "\n") at or after p, or -1. */
+    /**
+     * The first sample boundary at or after p: just after a blank line, or just before an event
+     * line with a timestamp (the parser closes any open sample there, so files without blank
+     * lines, such as one-line samples, still split). -1 where there is none.
+     */
     private static long nextSampleStart(MemorySegment data, long p, long size) {
-        // Move to the start of a line.
         while (p > 0 && p < size && data.get(ValueLayout.JAVA_BYTE, p - 1) != '\n') {
-            p++;
+            p++; // to the start of a line
         }
+        EventLine ev = new EventLine();
+        byte[] line = new byte[1024];
         while (p < size) {
             long q = p;
+            boolean blank = true;
             while (q < size) {
                 byte c = data.get(ValueLayout.JAVA_BYTE, q);
                 if (c == '\n') {
-                    return q + 1; // p..q is a blank line
-                }
-                if (!PerfBytes.isSpace(c)) {
                     break;
                 }
+                blank &= PerfBytes.isSpace(c);
                 q++;
             }
-            // Skip to the next line.
-            while (q < size && data.get(ValueLayout.JAVA_BYTE, q) != '\n') {
-                q++;
+            if (blank) {
+                return Math.min(size, q + 1);
+            }
+            int len = (int) Math.min(q - p, line.length);
+            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, p, line, 0, len);
+            if (line[0] != '#' && ev.parse(line, 0, len) && ev.hasTimestamp && p > 0) {
+                return p;
             }
             p = q + 1;
         }

@@ -26,6 +26,11 @@ class PerfCollapserPropertyTest {
     }
 
     static Generated generate(long seed) {
+        return generate(seed, true);
+    }
+
+    /** Without blank lines every sample still ends where the next event line starts. */
+    static Generated generate(long seed, boolean blankLines) {
         SplittableRandom r = new SplittableRandom(seed);
         StringBuilder sb = new StringBuilder();
         Map<String, Long> expected = new TreeMap<>();
@@ -66,7 +71,7 @@ class PerfCollapserPropertyTest {
             }
             expected.merge(stack.toString(), period, Long::sum);
             boolean last = s == samples - 1;
-            if (!last || r.nextBoolean()) {
+            if (blankLines && (!last || r.nextBoolean())) {
                 sb.append(r.nextInt(10) == 0 ? "  \n" : "\n");
             }
         }
@@ -79,6 +84,17 @@ class PerfCollapserPropertyTest {
         Generated g = generate(seed);
         for (int threads : new int[] {1, 2, 5}) {
             List<String> got = PerfTestSupport.collapse(g.text(), PerfTestSupport.options("", threads, 512),
+                    new ArrayList<>());
+            assertThat(new TreeMap<>(PerfTestSupport.counts(got))).as("threads %d", threads).isEqualTo(g.expected());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {21, 22, 23, 24, 25})
+    void samplesWithoutBlankLinesSplitAcrossThreadsToo(long seed) {
+        Generated g = generate(seed, false);
+        for (int threads : new int[] {1, 3}) {
+            List<String> got = PerfTestSupport.collapse(g.text(), PerfTestSupport.options("", threads, 300),
                     new ArrayList<>());
             assertThat(new TreeMap<>(PerfTestSupport.counts(got))).as("threads %d", threads).isEqualTo(g.expected());
         }

@@ -74,6 +74,42 @@ class PerfCollapserTest {
     }
 
     @Test
+    void singleCharacterCommAndCommWithASecondWord() {
+        // FlameGraph #259 and #57: perl misreads both.
+        String in = """
+                t 99076 10314749.002559: 1 cpu-clock:
+                \t1 f (/x)
+
+                CUPSManager cup 11320 186448.846888:    1008373 cpu-clock:
+                \t1 f (/x)
+
+                """;
+        assertThat(collapse(in, "--pid")).containsExactly("CUPSManager_cup-?;f 1008373", "t-?;f 1");
+    }
+
+    @Test
+    void paddedTracepointLinesWithAHexLookingCommAreEvents() {
+        // FlameGraph #164: no callchains, comm "f" right-aligned; "f" must not read as an address.
+        String in = """
+                      f  9566 [001] 18490161.191157: kmem:mm_pagevec_free: page=0xffffea00269631d0 pfn=647377360 order=0 cold=0
+                      f  9566 [001] 18490161.191157: kmem:mm_pagevec_free: page=0xffffea0026963198 pfn=647377304 order=0 cold=0
+                      dd  9567 [001] 18490161.191158: kmem:kfree: call_site=ffffffff81092295 ptr=(nil)
+                """;
+        assertThat(collapse(in, "")).containsExactly("f 2");
+        assertThat(collapse(in, "--event-filter=kmem:kfree")).containsExactly("dd 1");
+    }
+
+    @Test
+    void intelPtTraceErrorsAreReportedNotFatal() {
+        String in = " instruction trace error type 1 time 4525.744123981 cpu 0 pid 21595 tid 21595 ip 0 code 8: Lost trace data\n"
+                + SAMPLE;
+        List<String> warnings = new ArrayList<>();
+        assertThat(PerfTestSupport.collapse(in.getBytes(StandardCharsets.UTF_8), PerfTestSupport.options(""), warnings))
+                .containsExactly("java;do_syscall_64;main;foo/Bar:.baz 250");
+        assertThat(warnings).singleElement().asString().contains("1 instruction trace error").contains("line 1");
+    }
+
+    @Test
     void eventsOtherThanTheFirstAreSkippedWithAWarning() {
         String in = """
                 a 1 1.0: 10 instructions:
@@ -115,6 +151,23 @@ class PerfCollapserTest {
                            false 39654 19115.489719:          1 cycles:      7fa68b1f2d84 _dl_start+0x4 (/usr/lib/ld-2.31.so)
                 """;
         assertThat(collapse(in, "")).containsExactly("false;[unknown] 1", "false;_dl_start 1");
+    }
+
+    @Test
+    void paddedOneLineSamplesOfAnotherEventDoNotHideTheNextSample() {
+        String in = """
+                            perf 1 [000] 1.0: 1 cycles:
+                            perf 1 [000] 1.1: sched:sched_switch: prev_comm=perf
+                            perf 1 [000] 1.2: 1 cycles:
+                """;
+        assertThat(collapse(in, "")).containsExactly("perf 2");
+    }
+
+    @Test
+    void errorMessagesStayOnOneLine() {
+        String in = "a 1 1.0: 1 cycles:\n\tgar\u0001bage\r\n\n";
+        assertThatThrownBy(() -> collapse(in, "")).hasMessageNotContaining("\r").hasMessageNotContaining("\u0001")
+                .hasMessageContaining("test.txt:2:");
     }
 
     @Test
@@ -181,6 +234,20 @@ class PerfCollapserTest {
     }
 
     @Test
+    void simpleperfJitCacheModulesAreJitNotKernel() {
+        // FlameGraph #262: simpleperf's module "[JIT app cache]" has spaces.
+        String in = """
+                com.google.android.apps.maps    21452/21452 [007] 11371.483014: 201198 cpu-clock:
+                        ffffff9c807ad35c __schedule ([kernel.kallsyms])
+                              7b0da4f360 syscall (/apex/com.android.runtime/lib64/bionic/libc.so)
+                                9c51fd34 java.lang.String.hashCode ([JIT app cache])
+
+                """;
+        assertThat(collapse(in, "--all"))
+                .containsExactly("com.google.android.apps.maps;java.lang.String.hashCode_[j];syscall;__schedule_[k] 201198");
+    }
+
+    @Test
     void jitdumpModulesAreJit() {
         String in = "a 1 1.0: 1 cycles:\n\tf719f4a4 fib.smx::fib+0x3c (/tmp/jitted-31714-4145673320.so)\n\n";
         assertThat(collapse(in, "--jit")).containsExactly("a;fib.smx::fib_[j] 1");
@@ -191,6 +258,9 @@ class PerfCollapserTest {
         String in = "a 1 1.0: 1 cycles:\n\t1 leaf (/x)\n\t2 run (/x)\n\t3 main (/x)\n\n";
         assertThat(collapse(in, "--skip-after=run")).containsExactly("run;leaf 1");
         assertThat(collapse(in, "--skip-after=nothere")).containsExactly("a;main;run;leaf 1");
+        String cpp = "a 1 1.0: 1 cycles:\n\t1 leaf (/x)\n\t2 ns::run(int)+0x1 (/x)\n\t3 main (/x)\n\n";
+        assertThat(collapse(cpp, "--skip-after=ns::run(int)")).containsExactly("ns::run;leaf 1");
+        assertThat(collapse(cpp, "--skip-after=ns::run")).containsExactly("ns::run;leaf 1");
     }
 
     @Test
@@ -209,6 +279,42 @@ class PerfCollapserTest {
                 .containsExactly("a.out;__libc_start_main:libc-2.33.so;up_write_[k];some_method:uniform_int_dist.h:300 667783");
         assertThat(collapse(in, "--srcline --kernel --perl-compat"))
                 .containsExactly("a.out;__libc_start_main:libc-2.33.so;up_write_[k];some_method:uniform_int_dist.h:300 667783");
+    }
+
+    @Test
+    void crlfLineEndings() {
+        assertThat(collapse(SAMPLE.replace("\n", "\r\n"), "--kernel"))
+                .containsExactly("java;do_syscall_64_[k];main;foo/Bar:.baz 250");
+    }
+
+    @Test
+    void sideBandRecordsAreNotSamples() {
+        String in = """
+                perf 1234 [000] 0.000001: PERF_RECORD_MMAP2 1234/1234: [0x400000(0x1000) @ 0 08:01 1 0]: r-xp /bin/x
+                perf 1234 [000] 0.000002: PERF_RECORD_COMM exec: x:1234/1234
+                x 1234 [000] 1.0: 3 cycles:
+                \t1 f (/bin/x)
+
+                """;
+        assertThat(collapse(in, "")).containsExactly("x;f 3");
+    }
+
+    @Test
+    void srclineOrderAroundTheKernelTag() {
+        String in = "a 1 1.0: 1 cycles:\n\tffffffff81000000 vfs_read+0x1 ([kernel.kallsyms])\n  fs/read_write.c:100\n\n";
+        assertThat(collapse(in, "--srcline --kernel")).containsExactly("a;vfs_read:fs/read_write.c:100_[k] 1");
+        assertThat(collapse(in, "--srcline --kernel --perl-compat")).containsExactly("a;vfs_read_[k]:fs/read_write.c:100 1");
+    }
+
+    @Test
+    void anInputWithoutSamplesSaysSo() {
+        List<String> warnings = new ArrayList<>();
+        assertThat(PerfTestSupport.collapse("# just a header\n\n".getBytes(StandardCharsets.UTF_8),
+                PerfTestSupport.options(""), warnings)).isEmpty();
+        assertThat(warnings).singleElement().asString().contains("no samples found");
+        warnings.clear();
+        assertThat(PerfTestSupport.collapse(new byte[0], PerfTestSupport.options(""), warnings)).isEmpty();
+        assertThat(warnings).isEmpty();
     }
 
     @Test

@@ -156,6 +156,19 @@ class PerfCorpusTest {
         assertThat(got).containsExactly("inline-counter 250000", "inline-counter;main 250000");
     }
 
+    static Stream<String> inputs() {
+        return all().stream().map(Case::input).distinct();
+    }
+
+    /** {@code collapse guess} looks at the first 64 KiB: every corpus input with a sample is perf. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("inputs")
+    void detectsEveryCorpusInput(String input) {
+        byte[] all = bytes("inputs/" + input);
+        byte[] head = Arrays.copyOf(all, Math.min(all.length, 64 << 10));
+        assertThat(new PerfCollapser().detect(head, head.length)).isEqualTo(all.length > 0);
+    }
+
     @Test
     void everyCorpusPairIsCovered() {
         assertThat(all()).hasSize(61);

@@ -48,9 +48,26 @@ final class PerfTestSupport {
         return options(cli, 1, PerfOptions.DEFAULT_CHUNK_BYTES);
     }
 
+    /**
+     * One thread: the input is streamed (as from a pipe). More threads: it is written to a file
+     * named test.txt and memory-mapped, and cut into ranges of {@code chunkBytes}.
+     */
     static Profile profile(byte[] input, PerfOptions opt, List<String> warnings) {
-        try (Input in = Input.ofBytes("test.txt", input)) {
-            return new PerfCollapser().collapse(in, opt, warnings::add);
+        try {
+            if (opt.threads() == 1) {
+                try (Input in = Input.ofBytes("test.txt", input)) {
+                    return new PerfCollapser().collapse(in, opt, warnings::add);
+                }
+            }
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("perf-test");
+            java.nio.file.Path file = dir.resolve("test.txt");
+            java.nio.file.Files.write(file, input);
+            try (Input in = Input.open(file.toString())) {
+                return new PerfCollapser().collapse(in, opt, warnings::add);
+            } finally {
+                java.nio.file.Files.deleteIfExists(file);
+                java.nio.file.Files.deleteIfExists(dir);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
