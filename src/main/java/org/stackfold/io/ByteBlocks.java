@@ -1,19 +1,43 @@
 package org.stackfold.io;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
- * Serves a byte range of a (memory-mapped) segment to a line parser through one reused array: the
- * parser sees a block, consumes whole lines, and the unconsumed tail is moved to the front before
- * the next block is copied behind it. Parsers then work on {@code byte[]} at full speed whatever
- * the size of the file, and a line longer than a block grows the array up to a limit.
+ * Serves bytes (a range of a memory-mapped segment, or a stream) to a line parser through one
+ * reused array: the parser sees a block, consumes whole lines, and the unconsumed tail is moved to
+ * the front before more bytes are read behind it. Parsers then work on {@code byte[]} at full
+ * speed whatever the size of the input, and a line longer than a block grows the array up to a limit.
  */
 public final class ByteBlocks {
     public static final int BLOCK = 4 << 20;
 
+    /** Where the bytes come from: like {@link InputStream#read(byte[], int, int)}, -1 at the end. */
+    @FunctionalInterface
+    public interface Source {
+        int read(byte[] b, int off, int len) throws IOException;
+
+        /** The bytes {@code data[from, to)}. */
+        static Source of(MemorySegment data, long from, long to) {
+            long[] at = {from};
+            return (b, off, len) -> {
+                long remaining = to - at[0];
+                if (remaining <= 0) {
+                    return -1;
+                }
+                int n = (int) Math.min(remaining, len);
+                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, at[0], b, off, n);
+                at[0] += n;
+                return n;
+            };
+        }
+    }
+
     /** A parser of whole lines. */
+    @FunctionalInterface
     public interface Consumer {
         /**
          * Consumes the lines in {@code buf[start, filled)} and returns where the first unconsumed
@@ -23,24 +47,38 @@ public final class ByteBlocks {
         int consume(byte[] buf, int start, int filled, boolean last);
     }
 
-    /** Why reading stopped early, or null. */
+    /** Why reading stopped early. */
     public record Stop(String reason) {
     }
 
     private ByteBlocks() {
     }
 
-    /**
-     * Feeds {@code data[from, to)} to {@code consumer}. Returns null when all was consumed, or a
-     * {@link Stop} when the consumer stopped or a line was longer than {@code maxLine}.
-     */
+    /** Feeds {@code data[from, to)} to {@code consumer}; see {@link #read(Source, long, int, Consumer, java.util.function.LongConsumer)}. */
     public static Stop read(MemorySegment data, long from, long to, int maxLine, Consumer consumer,
                             java.util.function.LongConsumer progress) {
-        byte[] buf = new byte[(int) Math.min(BLOCK, Math.max(16, to - from))];
-        long pos = from; // file offset of buf[0]
+        try {
+            return read(Source.of(data, from, to), to - from, maxLine, consumer,
+                    done -> progress.accept(from + done));
+        } catch (IOException e) {
+            throw new IllegalStateException("a memory segment cannot fail to read", e);
+        }
+    }
+
+    /**
+     * Feeds everything {@code source} gives to {@code consumer}, in blocks of up to {@link #BLOCK}
+     * bytes ({@code sizeHint} caps the first block for small inputs). Returns null when all was
+     * consumed, or a {@link Stop} when the consumer stopped or a line was longer than
+     * {@code maxLine}. {@code progress} hears the bytes consumed so far, every few MiB.
+     */
+    public static Stop read(Source source, long sizeHint, int maxLine, Consumer consumer,
+                            java.util.function.LongConsumer progress) throws IOException {
+        byte[] buf = new byte[(int) Math.min(BLOCK, Math.max(16, sizeHint))];
+        long pos = 0; // offset of buf[0] in the input
         int filled = 0;
         int start = 0;
-        long lastReport = from;
+        long lastReport = 0;
+        boolean last = false;
         while (true) {
             if (start > 0) {
                 System.arraycopy(buf, start, buf, 0, filled - start);
@@ -48,25 +86,26 @@ public final class ByteBlocks {
                 filled -= start;
                 start = 0;
             }
-            long remaining = to - (pos + filled);
-            if (remaining > 0 && filled == buf.length) {
+            if (filled == buf.length) {
                 if (buf.length >= maxLine) {
                     return new Stop("line longer than " + (maxLine >> 20) + " MiB");
                 }
                 buf = Arrays.copyOf(buf, (int) Math.min(maxLine, (long) buf.length * 2));
             }
-            int n = (int) Math.min(remaining, buf.length - filled);
-            if (n > 0) {
-                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, pos + filled, buf, filled, n);
+            while (filled < buf.length) { // a stream may return less than asked
+                int n = source.read(buf, filled, buf.length - filled);
+                if (n < 0) {
+                    last = true;
+                    break;
+                }
                 filled += n;
             }
-            boolean last = pos + filled >= to;
             start = consumer.consume(buf, start, filled, last);
             if (start < 0) {
                 return new Stop("stopped");
             }
             if (last) {
-                progress.accept(to);
+                progress.accept(pos + filled);
                 return null;
             }
             if (pos + start - lastReport > (8 << 20)) {

@@ -1,8 +1,9 @@
 package org.stackfold.collapse.perf;
 
+import org.stackfold.io.ByteBlocks;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.stackfold.model.ByteStringPool;
@@ -27,18 +28,13 @@ import org.stackfold.model.FrameTable;
  * event always closes the previous sample instead of merging into it.
  */
 final class PerfChunkParser implements Runnable {
-    private static final int BLOCK = 4 << 20;
     static final int MAX_LINE = 64 << 20;
     private static final int F_SKIP = 1 << 29;
     private static final int F_SKIP_AFTER = 1 << 30;
     private static final int COUNT_MASK = (1 << 29) - 1;
 
     /** Where the bytes come from: a mapped range, or a stream; -1 at the end. */
-    interface Source {
-        int read(byte[] b, int off, int len) throws IOException;
-    }
-
-    private final Source source;
+    private final ByteBlocks.Source source;
     private final long size;
     private final PerfOptions opt;
     private byte[] filter;
@@ -94,17 +90,7 @@ final class PerfChunkParser implements Runnable {
 
     /** Parses data[from, to) with the given event filter (null: no filtering). */
     PerfChunkParser(MemorySegment data, long from, long to, PerfOptions opt, String filter) {
-        long[] at = {from};
-        this.source = (b, off, len) -> {
-            long remaining = to - at[0];
-            if (remaining <= 0) {
-                return -1;
-            }
-            int n = (int) Math.min(remaining, len);
-            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, at[0], b, off, n);
-            at[0] += n;
-            return n;
-        };
+        this.source = ByteBlocks.Source.of(data, from, to);
         this.size = to - from;
         this.opt = opt;
         this.namer = new FrameNamer(opt);
@@ -144,57 +130,36 @@ final class PerfChunkParser implements Runnable {
     }
 
     private void parse() throws IOException {
-        byte[] buf = new byte[(int) Math.min(BLOCK, Math.max(16, size))];
-        long pos = 0; // offset of buf[0] in the range
-        int filled = 0;
-        int start = 0;
-        boolean last = false;
-        while (true) {
-            if (start > 0) {
-                System.arraycopy(buf, start, buf, 0, filled - start);
-                pos += start;
-                filled -= start;
-                start = 0;
-            }
-            if (filled == buf.length) {
-                if (buf.length >= MAX_LINE) {
-                    fail(lines + 1, "line longer than " + (MAX_LINE >> 20) + " MiB");
-                    return;
-                }
-                buf = Arrays.copyOf(buf, (int) Math.min(MAX_LINE, (long) buf.length * 2));
-            }
-            // Fill the buffer (a stream may return less than asked).
-            while (filled < buf.length) {
-                int n = source.read(buf, filled, buf.length - filled);
-                if (n < 0) {
-                    last = true;
-                    break;
-                }
-                filled += n;
-            }
-            progress.accept(pos);
-            while (true) {
-                int nl = PerfBytes.scanLine(buf, start, filled, hashOut);
-                if (nl < 0) {
-                    break;
-                }
-                lines++;
-                if (!line(buf, start, nl, hashOut[0])) {
-                    return;
-                }
-                start = nl + 1;
-            }
-            if (last) {
-                if (start < filled) {
-                    lines++;
-                    if (!line(buf, start, filled, PerfBytes.hash(buf, start, filled))) {
-                        return;
-                    }
-                }
-                endSample(); // the last sample counts even without a final blank line
-                return;
-            }
+        ByteBlocks.Stop stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
+        if (stop != null && error == null) {
+            fail(lines + 1, stop.reason());
         }
+    }
+
+    /** Parses the whole lines of a block; see {@link ByteBlocks.Consumer}. */
+    private int lines(byte[] buf, int start, int filled, boolean last) {
+        while (true) {
+            int nl = PerfBytes.scanLine(buf, start, filled, hashOut);
+            if (nl < 0) {
+                break;
+            }
+            lines++;
+            if (!line(buf, start, nl, hashOut[0])) {
+                return -1;
+            }
+            start = nl + 1;
+        }
+        if (last) {
+            if (start < filled) {
+                lines++;
+                if (!line(buf, start, filled, PerfBytes.hash(buf, start, filled))) {
+                    return -1;
+                }
+                start = filled;
+            }
+            endSample(); // the last sample counts even without a final blank line
+        }
+        return start;
     }
 
     /** Handles one line without its newline; false stops the range (strict error). */

@@ -1,5 +1,7 @@
 package org.stackfold.collapse.perf;
 
+import org.stackfold.io.Parallel;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -115,7 +117,7 @@ public final class PerfCollapser implements Collapser {
                     }
                 };
             }
-            runAll(parts);
+            Parallel.runAll(parts);
         }
         long linesBefore = 0;
         for (PerfChunkParser p : parts) {
@@ -296,33 +298,6 @@ public final class PerfCollapser implements Collapser {
             p = q + 1;
         }
         return -1;
-    }
-
-    private static void runAll(List<PerfChunkParser> parts) throws IOException {
-        if (parts.size() == 1) {
-            parts.getFirst().run();
-            return;
-        }
-        try (ExecutorService pool = Executors.newFixedThreadPool(parts.size())) {
-            List<Future<?>> fs = new ArrayList<>();
-            for (PerfChunkParser p : parts) {
-                fs.add(pool.submit(p));
-            }
-            for (Future<?> f : fs) {
-                f.get();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw new IOException(e.getCause());
-        }
     }
 
     /** Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. */
