@@ -1,14 +1,18 @@
 package org.stackfold.collapse;
 
-/**
- * Repairs Rust symbols that a profiler demangled only partially (DTrace, macOS sample, xctrace):
- * strips the trailing {@code ::h<16 hex>} hash and decodes the legacy {@code $LT$}-style escapes and
- * {@code ..} path separators, as inferno's {@code fix_partially_demangled_rust_symbol} (after
- * rustc-demangle's legacy decoder) does, so output matches inferno's.
- */
-final class RustSymbols {
-    private static final int HASH_LENGTH = 17; // 'h' + 16 hex digits
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 
+/**
+ * Repairs Rust symbols that a profiler demangled only halfway (perf, DTrace, macOS sample,
+ * xctrace): legacy-mangled escapes left in place
+ * ({@code _$LT$std..fs..ReadDir$u20$as$u20$core..iter..Iterator$GT$::next::hc14f1750ca79129b}
+ * becomes {@code <std::fs::ReadDir as core::iter::Iterator>::next}). Only symbols ending in a Rust
+ * hash ({@code ::h} + 16 hex digits) are touched, as inferno's
+ * {@code fix_partially_demangled_rust_symbol} does; everything else is returned as is.
+ */
+public final class RustSymbols {
+    private static final int HASH_LENGTH = 17; // 'h' + 16 hex digits
     private static final String[][] ESCAPES = {
             {"$SP$", "@"}, {"$BP$", "*"}, {"$RF$", "&"}, {"$LT$", "<"}, {"$GT$", ">"}, {"$LP$", "("},
             {"$RP$", ")"}, {"$C$", ","}, {"$u7e$", "~"}, {"$u20$", " "}, {"$u27$", "'"}, {"$u3d$", "="},
@@ -19,62 +23,87 @@ final class RustSymbols {
     private RustSymbols() {
     }
 
-    /** The repaired symbol, or null where it has no Rust hash (then it is left as it is). */
-    static String fix(String symbol) {
-        int n = symbol.length();
-        if (n < HASH_LENGTH || symbol.charAt(n - HASH_LENGTH) != 'h') {
-            return null;
+    /** Quick test: does b[s, e) end in a Rust hash? */
+    public static boolean hasRustHash(byte[] b, int s, int e) {
+        if (e - s < HASH_LENGTH || b[e - HASH_LENGTH] != 'h') {
+            return false;
         }
-        for (int i = n - HASH_LENGTH + 1; i < n; i++) {
-            char h = symbol.charAt(i);
-            if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F'))) {
-                return null;
+        for (int i = e - HASH_LENGTH + 1; i < e; i++) {
+            byte c = b[i];
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
+                return false;
             }
         }
-        String rest = symbol.substring(0, n - HASH_LENGTH);
-        if (rest.endsWith("::")) {
-            rest = rest.substring(0, rest.length() - 2);
+        return true;
+    }
+
+    /** The repaired symbol; call only where {@link #hasRustHash} holds. */
+    public static byte[] repair(byte[] b, int s, int e) {
+        int end = e - HASH_LENGTH;
+        if (end - s >= 2 && b[end - 1] == ':' && b[end - 2] == ':') {
+            end -= 2;
         }
-        if (rest.startsWith("_$")) {
-            rest = rest.substring(1);
+        int i = s;
+        if (end - i >= 2 && b[i] == '_' && b[i + 1] == '$') {
+            i++;
         }
-        StringBuilder out = new StringBuilder(rest.length());
-        int i = 0;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(end - s + 8);
         outer:
-        while (i < rest.length()) {
-            char c = rest.charAt(i);
+        while (i < end) {
+            byte c = b[i];
             if (c == '.') {
-                if (i + 1 < rest.length() && rest.charAt(i + 1) == '.') {
-                    out.append("::");
+                if (i + 1 < end && b[i + 1] == '.') {
+                    out.write(':');
+                    out.write(':');
                     i += 2;
                 } else {
-                    out.append('.');
+                    out.write('.');
                     i++;
                 }
             } else if (c == '$') {
-                for (String[] e : ESCAPES) {
-                    if (rest.startsWith(e[0], i)) {
-                        out.append(e[1]);
-                        i += e[0].length();
+                for (String[] esc : ESCAPES) {
+                    String pat = esc[0];
+                    if (startsWith(b, i, end, pat)) {
+                        byte[] rep = esc[1].getBytes(StandardCharsets.UTF_8);
+                        out.write(rep, 0, rep.length);
+                        i += pat.length();
                         continue outer;
                     }
                 }
-                out.append(rest, i, rest.length()); // unknown escape: keep the rest as it is
+                out.write(b, i, end - i); // unknown escape: keep the rest as it is
                 break;
             } else {
                 int j = i;
-                while (j < rest.length() && rest.charAt(j) != '$' && rest.charAt(j) != '.') {
+                while (j < end && b[j] != '$' && b[j] != '.') {
                     j++;
                 }
-                out.append(rest, i, j);
+                out.write(b, i, j - i);
                 i = j;
             }
         }
-        return out.toString();
+        return out.toByteArray();
+    }
+
+    private static boolean startsWith(byte[] b, int i, int end, String pat) {
+        if (end - i < pat.length()) {
+            return false;
+        }
+        for (int k = 0; k < pat.length(); k++) {
+            if (b[i + k] != pat.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The repaired symbol, or null where it has no Rust hash (then it is left as it is). */
+    public static String fix(String symbol) {
+        byte[] b = symbol.getBytes(StandardCharsets.UTF_8);
+        return hasRustHash(b, 0, b.length) ? new String(repair(b, 0, b.length), StandardCharsets.UTF_8) : null;
     }
 
     /** {@link #fix}, or the symbol unchanged. */
-    static String repair(String symbol) {
+    public static String repair(String symbol) {
         String f = fix(symbol);
         return f == null ? symbol : f;
     }

@@ -1,5 +1,7 @@
 package org.stackfold.collapse.perf;
 
+import org.stackfold.collapse.RustSymbols;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
