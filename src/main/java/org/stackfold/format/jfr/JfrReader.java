@@ -218,8 +218,8 @@ public final class JfrReader {
 
     private int frame(FrameTable frames, Map<RecordedMethod, String> names, RecordedFrame f) {
         RecordedMethod m = f.getMethod();
-        String name = m == null ? "[unknown]" : names.computeIfAbsent(m, JfrReader::methodName);
         FrameKind kind = kind(f.getType());
+        String name = m == null ? "[unknown]" : names.computeIfAbsent(m, JfrReader::methodName);
         int line = FrameTable.NONE;
         int offset = FrameTable.NONE;
         if (lines && f.getLineNumber() > 0) {
@@ -236,9 +236,23 @@ public final class JfrReader {
         return frames.frame(name, kind, null, line, FrameTable.NONE, FrameTable.NONE, FrameTable.NONE, offset);
     }
 
+    /**
+     * {@code package.Class.method} for Java code. async-profiler records native, C++ and kernel
+     * functions as methods of a pseudo-class named after their library ("libjvm.so") or of no class;
+     * those keep the bare function name, as async-profiler's own converters show them.
+     */
     private static String methodName(RecordedMethod m) {
         RecordedClass c = m.getType();
-        return c == null ? m.getName() : javaName(c.getName()) + "." + m.getName();
+        String cls = c == null ? null : c.getName();
+        if (cls == null || cls.isEmpty() || isLibrary(cls)) {
+            return m.getName();
+        }
+        return javaName(cls) + "." + m.getName();
+    }
+
+    static boolean isLibrary(String cls) {
+        return cls.endsWith(".so") || cls.contains(".so.") || cls.endsWith(".dylib") || cls.endsWith(".dll")
+                || cls.startsWith("[") && cls.endsWith("]") || cls.startsWith("/");
     }
 
     /** JFR gives binary names; arrays become source form: "[J" to "long[]", "[Ljava.lang.String;" to "java.lang.String[]". */

@@ -230,6 +230,23 @@ class JfrFormatTest {
     }
 
     @Test
+    void namesAndKindsFollowJfrAndAsyncProfilerConventions() {
+        assertThat(JfrReader.javaName("[J")).isEqualTo("long[]");
+        assertThat(JfrReader.javaName("[[Ljava.lang.String;")).isEqualTo("java.lang.String[][]");
+        assertThat(JfrReader.javaName("java.util.HashMap")).isEqualTo("java.util.HashMap");
+        assertThat(JfrReader.isLibrary("libjvm.so")).isTrue();
+        assertThat(JfrReader.isLibrary("libc.so.6")).isTrue();
+        assertThat(JfrReader.isLibrary("java.lang.Object")).isFalse();
+        assertThat(JfrReader.kind("Interpreted")).isEqualTo(FrameKind.INTERPRETED);
+        assertThat(JfrReader.kind("JIT compiled")).isEqualTo(FrameKind.JIT);
+        assertThat(JfrReader.kind("C1 compiled")).isEqualTo(FrameKind.JIT);
+        assertThat(JfrReader.kind("Inlined")).isEqualTo(FrameKind.INLINED);
+        assertThat(JfrReader.kind("Native")).isEqualTo(FrameKind.NATIVE);
+        assertThat(JfrReader.kind("C++")).isEqualTo(FrameKind.NATIVE);
+        assertThat(JfrReader.kind("Kernel")).isEqualTo(FrameKind.KERNEL);
+    }
+
+    @Test
     void isReadOnly() {
         assertThat(FORMAT.canWrite()).isFalse();
         assertThat(Formats.forOutput("x.jfr", null, "folded").name()).isEqualTo("folded");
