@@ -2,6 +2,7 @@ package org.stackfold.format.pprof;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintWriter;
 import java.util.List;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.ProfileFormat;
@@ -42,6 +43,12 @@ public final class PprofFormat implements ProfileFormat {
     public Profile read(Input in, FormatOptions options) throws IOException {
         return new PprofReader(options.get("sample-type", null), options.flag("lines"),
                 options.flag("thread-frames")).read(in);
+    }
+
+    @Override
+    public boolean describe(Input in, FormatOptions options, PrintWriter out) throws IOException {
+        PprofReader.describe(in, out);
+        return true;
     }
 
     @Override

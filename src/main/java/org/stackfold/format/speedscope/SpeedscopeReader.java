@@ -7,9 +7,11 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
@@ -92,6 +94,11 @@ public final class SpeedscopeReader {
     public Profile read(Input in) throws IOException {
         List<RawFrame> rawFrames = new ArrayList<>();
         List<Raw> profiles = new ArrayList<>();
+        parse(in, rawFrames, profiles);
+        return build(in.name(), rawFrames, profiles);
+    }
+
+    private static void parse(Input in, List<RawFrame> rawFrames, List<Raw> profiles) throws IOException {
         try (InputStream s = in.stream(); JsonParser p = JSON.createParser(s)) {
             try {
                 parseFile(p, in.name(), rawFrames, profiles);
@@ -100,7 +107,32 @@ public final class SpeedscopeReader {
                         : e.getLocation().getByteOffset(), "speedscope: invalid JSON: " + e.getOriginalMessage());
             }
         }
-        return build(in.name(), rawFrames, profiles);
+    }
+
+    /** For {@code stackfold info}: the shared frames and each profile's type, unit, size and total. */
+    public static void describe(Input in, PrintWriter out) throws IOException {
+        List<RawFrame> rawFrames = new ArrayList<>();
+        List<Raw> profiles = new ArrayList<>();
+        parse(in, rawFrames, profiles);
+        out.printf(Locale.ROOT, "%-18s %d%n", "shared frames", rawFrames.size());
+        out.printf(Locale.ROOT, "%-18s %d%n", "profiles", profiles.size());
+        for (int i = 0; i < profiles.size(); i++) {
+            Raw r = profiles.get(i);
+            boolean sampled = r.type.equals("sampled");
+            double total = 0;
+            if (sampled) {
+                for (int k = 0; k < r.nValues; k++) {
+                    total += r.values[k];
+                }
+            } else {
+                total = (Double.isNaN(r.endValue) ? (r.nValues > 0 ? r.values[r.nValues - 1] : 0) : r.endValue)
+                        - r.startValue;
+            }
+            out.printf(Locale.ROOT, "%-18s '%s' %s, %d %s, %s %s%n", "profile " + i, r.name, r.type,
+                    sampled ? r.samples : r.events, sampled ? "samples" : "events",
+                    total == Math.rint(total) ? String.valueOf((long) total) : String.valueOf(total), r.unit);
+        }
+        out.println("all profiles are merged; read one with --profile NAME|INDEX");
     }
 
     private static InputException error(JsonParser p, String source, String what) {
@@ -119,7 +151,7 @@ public final class SpeedscopeReader {
                 : "'" + t.asString() + "'";
     }
 
-    private void parseFile(JsonParser p, String src, List<RawFrame> frames, List<Raw> profiles) throws IOException {
+    private static void parseFile(JsonParser p, String src, List<RawFrame> frames, List<Raw> profiles) throws IOException {
         p.nextToken();
         expect(p, src, JsonToken.START_OBJECT, "file");
         boolean sawProfiles = false;

@@ -172,6 +172,11 @@ class SpeedscopeFormatTest {
                 .containsExactlyInAnyOrderEntriesOf(Map.of("a", 1L, "a;b", 1L));
         assertThatThrownBy(() -> RandomProfiles.read(FORMAT, data, FormatOptions.none().set("profile", "nope")))
                 .isInstanceOf(InputException.class).hasMessageContaining("'main'");
+        java.io.StringWriter info = new java.io.StringWriter();
+        try (org.stackfold.io.Input in = org.stackfold.io.Input.ofBytes("x.json", data)) {
+            assertThat(FORMAT.describe(in, FormatOptions.none(), new java.io.PrintWriter(info, true))).isTrue();
+        }
+        assertThat(info.toString()).contains("'main' sampled, 2 samples, 2 none").contains("'worker' sampled, 1 samples, 3 none");
     }
 
     @Test
