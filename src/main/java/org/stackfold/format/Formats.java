@@ -1,7 +1,6 @@
 package org.stackfold.format;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -49,17 +48,14 @@ public final class Formats {
         if (forced != null) {
             return byName(forced);
         }
+        byte[] head = new byte[4096];
+        int n = in.peek(head);
+        for (ProfileFormat f : ALL) {
+            if (f.canRead() && f.sniff(head, n)) {
+                return f;
+            }
+        }
         if (in.path() != null) {
-            byte[] head = new byte[4096];
-            int n;
-            try (InputStream s = in.stream()) {
-                n = s.readNBytes(head, 0, head.length);
-            }
-            for (ProfileFormat f : ALL) {
-                if (f.canRead() && f.sniff(head, n)) {
-                    return f;
-                }
-            }
             ProfileFormat byExt = byExtension(in.path().getFileName().toString(), true);
             if (byExt != null) {
                 return byExt;

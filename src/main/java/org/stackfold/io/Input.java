@@ -111,6 +111,41 @@ public final class Input implements AutoCloseable {
     }
 
     /**
+     * Fills {@code buf} with up to its length of the decompressed content's first bytes without
+     * consuming anything, so that standard input too can be recognised by content before it is read.
+     */
+    public int peek(byte[] buf) throws IOException {
+        if (path != null) {
+            try (InputStream s = stream()) {
+                return s.readNBytes(buf, 0, buf.length);
+            }
+        }
+        if (stdin == null) {
+            throw new IllegalStateException(name + " was already read");
+        }
+        InputStream raw = stdin.markSupported() ? stdin : new BufferedInputStream(stdin, 1 << 16);
+        stdin = raw;
+        raw.mark(1 << 20);
+        try {
+            if (!gzip) {
+                return raw.readNBytes(buf, 0, buf.length);
+            }
+            InputStream keepOpen = new java.io.FilterInputStream(raw) {
+                @Override
+                public void close() {
+                }
+            };
+            try (GZIPInputStream g = new GZIPInputStream(keepOpen, 512)) {
+                return g.readNBytes(buf, 0, buf.length);
+            } catch (java.io.EOFException | java.util.zip.ZipException e) {
+                return 0; // a broken gzip stream: the reader will say so
+            }
+        } finally {
+            raw.reset();
+        }
+    }
+
+    /**
      * The decompressed content as a segment: a read-only mapping of a plain file, or the stream
      * read into memory. Valid until {@link #close()}.
      */

@@ -156,6 +156,34 @@ class ConvertFormatsTest {
     }
 
     @Test
+    void standardInputIsRecognisedByContent() throws IOException {
+        Profile p = RandomProfiles.plain(5, 30, 6, false);
+        java.io.InputStream saved = System.in;
+        try {
+            for (String format : List.of("speedscope", "pprof")) {
+                byte[] data = RandomProfiles.write(Formats.byName(format), p, FormatOptions.none());
+                for (boolean gzip : new boolean[] {false, true}) {
+                    byte[] in = data;
+                    if (gzip && !format.equals("pprof")) {
+                        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+                        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(b)) {
+                            z.write(data);
+                        }
+                        in = b.toByteArray();
+                    }
+                    System.setIn(new java.io.ByteArrayInputStream(in));
+                    Path out = dir.resolve("stdin-" + format + gzip + ".folded");
+                    Run r = cli("convert", "-", "-o", out.toString());
+                    assertThat(r.code()).as(format + ": " + r.err()).isZero();
+                    assertThat(RandomProfiles.stacks(readAuto(out))).isEqualTo(RandomProfiles.stacks(p));
+                }
+            }
+        } finally {
+            System.setIn(saved);
+        }
+    }
+
+    @Test
     void badInputIsOneLineWithTheOffset() throws IOException {
         Path bad = dir.resolve("bad.pprof");
         Files.write(bad, new byte[] {0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x12, (byte) 0xff, 0x7f});

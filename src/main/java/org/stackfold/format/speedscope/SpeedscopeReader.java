@@ -3,7 +3,6 @@ package org.stackfold.format.speedscope;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,9 +34,9 @@ import org.stackfold.model.Timeline;
  * Stackfold writes a differential profile) make a differential profile again.
  */
 public final class SpeedscopeReader {
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(100_000).build())
-            .build();
+    // Jackson's default read constraints (nesting 1000, strings 20 MB) bound what a hostile file can
+    // make it allocate; speedscope files nest 5 deep.
+    private static final JsonFactory JSON = JsonFactory.builder().build();
 
     private final String select;
     private final boolean threadFrames;
