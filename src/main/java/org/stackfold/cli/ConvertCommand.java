@@ -34,7 +34,8 @@ final class ConvertCommand implements Callable<Integer> {
 
     // ---- Options of the JFR, speedscope and pprof formats (format.jfr / .speedscope / .pprof) ----
     @Option(names = "--event", paramLabel = "EVENT",
-            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name.")
+            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name; "
+                    + "several of one unit with commas (cpu,native).")
     String event;
 
     @Option(names = "--thread-frames",

@@ -34,25 +34,45 @@ import org.stackfold.model.Profile;
  *
  * <p>Frames are {@code package.Class.method} with the JFR frame type as {@link FrameKind}
  * (Interpreted, JIT compiled, Inlined, Native; async-profiler's C1 compiled, C++ and Kernel too).
- * Options: {@code event} (see {@link JfrEvents}), {@code thread-frames} (root frame
+ * Options: {@code event} (see {@link JfrEvents}; several of one unit with commas, e.g.
+ * {@code cpu,native}), {@code thread-frames} (root frame
  * {@code [name tid=N]}), {@code lines} ({@code method:line}), {@code bci} ({@code method@bci}).
  * A stack JFR cut at its depth limit gets a {@code [truncated]} root frame, so its partial stacks
  * don't pose as real roots.
  */
 public final class JfrReader {
     private static final int STACK_CACHE = 1 << 20;
-    private final JfrEvents events;
+    /** The selected event types by JFR event name (several with {@code --event cpu,native}). */
+    private final Map<String, JfrEvents> byName = new HashMap<>();
+    private final Profile.ValueType valueType;
+    private final String selected;
     private final boolean threadFrames;
     private final boolean lines;
     private final boolean bci;
     private final Consumer<String> warnings;
 
     public JfrReader(String event, boolean threadFrames, boolean lines, boolean bci, Consumer<String> warnings) {
-        this.events = JfrEvents.of(event);
-        if (events == null) {
-            throw new InputException("unknown JFR event '" + event + "'; use one of " + JfrEvents.aliases()
-                    + " or a full event name such as jdk.ExecutionSample");
+        Profile.ValueType vt = null;
+        List<String> names = new java.util.ArrayList<>();
+        for (String one : (event == null ? "cpu" : event).split(",")) {
+            JfrEvents events = JfrEvents.of(one.strip());
+            if (events == null) {
+                throw new InputException("unknown JFR event '" + one.strip() + "'; use one of " + JfrEvents.aliases()
+                        + " or a full event name such as jdk.ExecutionSample");
+            }
+            if (vt != null && !vt.equals(events.valueType())) {
+                throw new InputException("JFR events " + event + " cannot be combined: they measure "
+                        + vt.type() + "/" + vt.unit() + " and " + events.valueType().type() + "/"
+                        + events.valueType().unit());
+            }
+            vt = events.valueType();
+            for (String n : events.eventNames()) {
+                byName.put(n, events);
+                names.add(n);
+            }
         }
+        this.valueType = vt;
+        this.selected = String.join("/", names);
         this.threadFrames = threadFrames;
         this.lines = lines;
         this.bci = bci;
@@ -100,7 +120,8 @@ public final class JfrReader {
             while (file.hasMoreEvents()) {
                 RecordedEvent e = file.readEvent();
                 String type = e.getEventType().getName();
-                if (!events.eventNames().contains(type)) {
+                JfrEvents events = byName.get(type);
+                if (events == null) {
                     if (e.getStackTrace() != null) {
                         seen.merge(type, 1L, Long::sum);
                     }
@@ -158,7 +179,7 @@ public final class JfrReader {
         if (matched == 0) {
             StringBuilder has = new StringBuilder();
             seen.forEach((k, v) -> has.append(has.isEmpty() ? "" : ", ").append(k).append(" (").append(v).append(')'));
-            throw new InputException(name + ": no " + String.join("/", events.eventNames()) + " events"
+            throw new InputException(name + ": no " + selected + " events"
                     + (has.isEmpty() ? " and no other events with stack traces"
                     : "; events with stack traces: " + has + "; choose one with --event ("
                     + JfrEvents.aliases() + " or a full name)"));
@@ -170,7 +191,7 @@ public final class JfrReader {
             warnings.accept(name + ": " + truncated + " stack" + (truncated == 1 ? " was" : "s were")
                     + " truncated by JFR's depth limit (put under [truncated]; record with a larger stackdepth)");
         }
-        return new Profile(frames, tree, List.of(events.valueType()));
+        return new Profile(frames, tree, List.of(valueType));
     }
 
     /** A stack trace's frame ids, root first, under {@code [truncated]} where JFR cut it. */

@@ -44,7 +44,7 @@ public final class SpeedscopeFormat implements ProfileFormat {
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
         return new SpeedscopeReader(options.get("profile", null), options.flag("thread-frames"),
-                w -> System.err.println("stackfold: warning: " + w)).read(in);
+                options.flag("lenient"), w -> System.err.println("stackfold: warning: " + w)).read(in);
     }
 
     @Override

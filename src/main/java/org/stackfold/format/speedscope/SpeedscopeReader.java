@@ -29,7 +29,8 @@ import org.stackfold.model.Timeline;
  * become nanoseconds ({@code ("time", "nanoseconds")}), {@code bytes} stays bytes, {@code none} is a
  * sample count. Fractional weights are rounded cumulatively (each sample gets
  * {@code round(end) - round(start)}), so totals stay exact. Evented profiles give each interval
- * between two events to the stack open during it. Sampled profiles whose weights are all 1 keep their
+ * between two events to the stack open during it; frames left open at the end are an error, as in
+ * speedscope ({@code lenient}: closed at endValue). Sampled profiles whose weights are all 1 keep their
  * order as a {@link Timeline} (thread = profile index). Two profiles named "before" and "after" (as
  * Stackfold writes a differential profile) make a differential profile again.
  */
@@ -40,11 +41,13 @@ public final class SpeedscopeReader {
 
     private final String select;
     private final boolean threadFrames;
+    private final boolean lenient;
     private final Consumer<String> warnings;
 
-    public SpeedscopeReader(String select, boolean threadFrames, Consumer<String> warnings) {
+    public SpeedscopeReader(String select, boolean threadFrames, boolean lenient, Consumer<String> warnings) {
         this.select = select;
         this.threadFrames = threadFrames;
+        this.lenient = lenient;
         this.warnings = warnings;
     }
 
@@ -389,6 +392,7 @@ public final class SpeedscopeReader {
         }
         double factor = factor(unit);
         long fractional = 0;
+        long unclosed = 0;
         int[] stack = new int[64];
         for (int k = 0; k < profiles.size(); k++) {
             Raw r = profiles.get(k);
@@ -451,10 +455,21 @@ public final class SpeedscopeReader {
                         depth--;
                     }
                 }
-                if (depth > 0 && !Double.isNaN(r.endValue) && r.endValue > last) {
-                    tree.addSelf(stack[depth - 1], column, Math.round(r.endValue * factor) - Math.round(last * factor));
+                if (depth > 0) {
+                    // speedscope itself rejects such a trace; --lenient closes the frames at endValue.
+                    if (!lenient) {
+                        throw InputException.atOffset(src, r.offset, "speedscope: profile '" + r.name + "' ends with "
+                                + depth + " frame" + (depth == 1 ? "" : "s") + " still open (--lenient closes them at endValue)");
+                    }
+                    unclosed++;
+                    double end = Double.isNaN(r.endValue) ? last : Math.max(last, r.endValue);
+                    tree.addSelf(stack[depth - 1], column, Math.round(end * factor) - Math.round(last * factor));
                 }
             }
+        }
+        if (unclosed > 0) {
+            warnings.accept(src + ": " + unclosed + " evented profile" + (unclosed == 1 ? "" : "s")
+                    + " ended with open frames; closed them at endValue");
         }
         if (fractional > 0) {
             warnings.accept(src + ": " + fractional + " fractional weight" + (fractional == 1 ? " was" : "s were")
