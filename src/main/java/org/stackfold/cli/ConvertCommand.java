@@ -56,12 +56,15 @@ final class ConvertCommand implements Callable<Integer> {
             description = "speedscope: read only this profile (name or index); default: all, merged.")
     String profileName;
 
-    @Option(names = "--name", paramLabel = "NAME", description = "speedscope: the name written into the file.")
+    @Option(names = "--name", paramLabel = "NAME",
+            description = "speedscope: the name written into the file (default: the first input's file name).")
     String fileName;
 
     private FormatOptions addFormatOptions(FormatOptions o) {
         return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
-                .set("sample-type", sampleType).set("profile", profileName).set("name", fileName);
+                .set("sample-type", sampleType).set("profile", profileName)
+                .set("name", fileName != null || inputs.getFirst().equals("-") ? fileName
+                        : java.nio.file.Path.of(inputs.getFirst()).getFileName().toString());
     }
     // ---- end of JFR, speedscope and pprof options ----
 
