@@ -194,6 +194,8 @@ public final class PprofReader {
         }
         FrameTable frames = new FrameTable();
         CallTree tree = new CallTree(columns.length);
+        // Location ids are usually 1..n: a dense array for those, a map for the rest.
+        int[][] denseLocFrames = new int[Math.min(t.locations.size() + 1, 1 << 24)][];
         Map<Long, int[]> locFrames = new HashMap<>();
         Map<String, Integer> threadFrame = new HashMap<>();
         long threadKey = threadFrames ? findString(t, r, "thread") : -1;
@@ -249,10 +251,15 @@ public final class PprofReader {
             }
             for (int i = nLoc - 1; i >= 0; i--) {
                 long id = locIds[i];
-                int[] fs = locFrames.get(id);
+                boolean dense = id > 0 && id < denseLocFrames.length;
+                int[] fs = dense ? denseLocFrames[(int) id] : locFrames.get(id);
                 if (fs == null) {
                     fs = locationFrames(r, t, id, frames, t.sampleOff[s]);
-                    locFrames.put(id, fs);
+                    if (dense) {
+                        denseLocFrames[(int) id] = fs;
+                    } else {
+                        locFrames.put(id, fs);
+                    }
                 }
                 if (depth + fs.length > stack.length) {
                     stack = Arrays.copyOf(stack, Math.max(depth + fs.length, stack.length * 2));

@@ -31,6 +31,7 @@ public final class PprofWriter {
     private final ProtoWriter fnOut = new ProtoWriter(1 << 12);
     private final ProtoWriter locOut = new ProtoWriter(1 << 12);
     private final ProtoWriter scratch = new ProtoWriter();
+    private int[] singleLocation = new int[1024];
     private final ProtoWriter scratch2 = new ProtoWriter();
 
     private record Key(int[] frames) {
@@ -86,7 +87,8 @@ public final class PprofWriter {
                 if (nLoc == locIds.length) {
                     locIds = Arrays.copyOf(locIds, nLoc * 2);
                 }
-                locIds[nLoc++] = location(frames, Arrays.copyOfRange(stack, start, end));
+                locIds[nLoc++] = end - start == 1 ? location(frames, stack[start])
+                        : location(frames, Arrays.copyOfRange(stack, start, end));
                 end = start;
             }
             sample.reset();
@@ -135,6 +137,19 @@ public final class PprofWriter {
             scratch.varint(3, name);
             scratch.varint(4, file);
             fnOut.message(5, scratch);
+        }
+        return id;
+    }
+
+    /** The location of a frame with nothing inlined into it: one array read after the first time. */
+    private int location(FrameTable frames, int frame) {
+        if (frame >= singleLocation.length) {
+            singleLocation = Arrays.copyOf(singleLocation, Math.max(frame + 1, singleLocation.length * 2));
+        }
+        int id = singleLocation[frame];
+        if (id == 0) {
+            id = location(frames, new int[] {frame});
+            singleLocation[frame] = id;
         }
         return id;
     }
