@@ -48,6 +48,10 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--bci", description = "JFR: one frame per bytecode index (name@BCI).")
     boolean bci;
 
+    @Option(names = "--timeline",
+            description = "JFR: keep sample events in time order per thread (speedscope output then has one profile per thread).")
+    boolean timeline;
+
     @Option(names = "--sample-type", paramLabel = "TYPE",
             description = "pprof: sample type to read, by name or index (default: the file's default, else the last).")
     String sampleType;
@@ -62,6 +66,7 @@ final class ConvertCommand implements Callable<Integer> {
 
     private FormatOptions addFormatOptions(FormatOptions o) {
         return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
+                .set("timeline", timeline)
                 .set("sample-type", sampleType).set("profile", profileName)
                 .set("name", fileName != null || inputs.getFirst().equals("-") ? fileName
                         : java.nio.file.Path.of(inputs.getFirst()).getFileName().toString());

@@ -35,7 +35,8 @@ import org.stackfold.model.Profile;
  * <p>Frames are {@code package.Class.method} with the JFR frame type as {@link FrameKind}
  * (Interpreted, JIT compiled, Inlined, Native; async-profiler's C1 compiled, C++ and Kernel too).
  * Options: {@code event} (see {@link JfrEvents}; several of one unit with commas, e.g.
- * {@code cpu,native}), {@code thread-frames} (root frame
+ * {@code cpu,native}), {@code timeline} (events in time order per thread, see {@link Events}),
+ * {@code thread-frames} (root frame
  * {@code [name tid=N]}), {@code lines} ({@code method:line}), {@code bci} ({@code method@bci}).
  * A stack JFR cut at its depth limit gets a {@code [truncated]} root frame, so its partial stacks
  * don't pose as real roots.
@@ -49,9 +50,16 @@ public final class JfrReader {
     private final boolean threadFrames;
     private final boolean lines;
     private final boolean bci;
+    private final boolean timeline;
     private final Consumer<String> warnings;
 
     public JfrReader(String event, boolean threadFrames, boolean lines, boolean bci, Consumer<String> warnings) {
+        this(event, threadFrames, lines, bci, false, warnings);
+    }
+
+    public JfrReader(String event, boolean threadFrames, boolean lines, boolean bci, boolean timeline,
+                     Consumer<String> warnings) {
+        this.timeline = timeline;
         Profile.ValueType vt = null;
         List<String> names = new java.util.ArrayList<>();
         for (String one : (event == null ? "cpu" : event).split(",")) {
@@ -115,6 +123,7 @@ public final class JfrReader {
         long noStack = 0;
         long truncated = 0;
         int[] stack = new int[128];
+        Events order = timeline ? new Events() : null;
         Map<RecordedStackTrace, int[]> stackFrames = new IdentityHashMap<>();
         try (RecordingFile file = new RecordingFile(path)) {
             while (file.hasMoreEvents()) {
@@ -168,7 +177,14 @@ public final class JfrReader {
                                 n -> frames.frame(n, FrameKind.SYNTHETIC));
                     }
                 }
-                tree.addSelf(tree.path(stack, 0, depth), weight);
+                int node = tree.path(stack, 0, depth);
+                tree.addSelf(node, weight);
+                if (order != null) {
+                    RecordedThread t = e.hasField("sampledThread") ? e.getThread("sampledThread") : e.getThread();
+                    long tid = t == null ? 0 : t.getJavaThreadId() > 0 ? t.getJavaThreadId() : -t.getOSThreadId() - 1;
+                    java.time.Instant at = e.getStartTime();
+                    order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
+                }
             }
         } catch (IOException | RuntimeException ex) {
             if (ex instanceof InputException ie) {
@@ -191,7 +207,69 @@ public final class JfrReader {
             warnings.accept(name + ": " + truncated + " stack" + (truncated == 1 ? " was" : "s were")
                     + " truncated by JFR's depth limit (put under [truncated]; record with a larger stackdepth)");
         }
-        return new Profile(frames, tree, List.of(valueType));
+        Profile profile = new Profile(frames, tree, List.of(valueType));
+        if (order != null) {
+            profile.setTimeline(order.timeline());
+        }
+        return profile;
+    }
+
+    /**
+     * The selected events in file order, for {@code timeline}: JFR writes each thread's events in
+     * buffers, so a chunk is not in time order; {@link #timeline()} sorts them (stable) by start time.
+     * Weighted events repeat in the timeline once per unit of weight only where it is 1, so only
+     * sample events (weight 1) make a timeline that accounts for every count.
+     */
+    private static final class Events {
+        long[] time = new long[1024];
+        long[] thread = new long[1024];
+        int[] node = new int[1024];
+        int size;
+        boolean weighted;
+
+        void add(long t, long tid, int n, long weight) {
+            if (size == node.length) {
+                int cap = size * 2;
+                time = Arrays.copyOf(time, cap);
+                thread = Arrays.copyOf(thread, cap);
+                node = Arrays.copyOf(node, cap);
+            }
+            time[size] = t;
+            thread[size] = tid;
+            node[size] = n;
+            size++;
+            weighted |= weight != 1;
+        }
+
+        org.stackfold.model.Timeline timeline() {
+            int[] idx = new int[size];
+            for (int i = 0; i < size; i++) {
+                idx[i] = i;
+            }
+            int[] tmp = new int[size];
+            mergeSort(idx, tmp, 0, size);
+            org.stackfold.model.Timeline tl = new org.stackfold.model.Timeline("nanoseconds");
+            for (int i : idx) {
+                tl.add(thread[i], 0, time[i], 0, node[i]);
+            }
+            return tl;
+        }
+
+        private void mergeSort(int[] a, int[] tmp, int from, int to) {
+            if (to - from < 2) {
+                return;
+            }
+            int mid = (from + to) >>> 1;
+            mergeSort(a, tmp, from, mid);
+            mergeSort(a, tmp, mid, to);
+            if (time[a[mid - 1]] <= time[a[mid]]) {
+                return; // already in order: the common case within a thread's buffer
+            }
+            System.arraycopy(a, from, tmp, from, to - from);
+            for (int i = from, l = from, r = mid; i < to; i++) {
+                a[i] = r >= to || (l < mid && time[tmp[l]] <= time[tmp[r]]) ? tmp[l++] : tmp[r++];
+            }
+        }
     }
 
     /** A stack trace's frame ids, root first, under {@code [truncated]} where JFR cut it. */

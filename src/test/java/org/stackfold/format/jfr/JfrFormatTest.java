@@ -156,6 +156,27 @@ class JfrFormatTest {
     }
 
     @Test
+    void timelineKeepsSamplesInTimeOrder() throws IOException {
+        Profile p = read(FormatOptions.none().set("timeline", true));
+        org.stackfold.model.Timeline tl = p.timeline();
+        assertThat(tl).isNotNull();
+        assertThat((long) tl.size()).isEqualTo(p.tree().totalSamples());
+        for (int i = 1; i < tl.size(); i++) {
+            assertThat(tl.timestamp(i)).isGreaterThanOrEqualTo(tl.timestamp(i - 1));
+        }
+        long me = Thread.currentThread().threadId();
+        boolean mine = false;
+        for (int i = 0; i < tl.size(); i++) {
+            mine |= tl.threadId(i) == me;
+        }
+        assertThat(mine).isTrue();
+        java.io.ByteArrayOutputStream json = new java.io.ByteArrayOutputStream();
+        new org.stackfold.format.speedscope.SpeedscopeFormat().write(p, json, FormatOptions.none());
+        assertThat(json.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("\"name\":\"thread " + me + "\"");
+        assertThat(read(FormatOptions.none()).timeline()).isNull();
+    }
+
+    @Test
     void allocationSamplesAreWeightedInBytes() throws IOException {
         Profile p = read(FormatOptions.none().set("event", "alloc"));
         assertThat(p.valueTypes()).containsExactly(new Profile.ValueType("alloc_space", "bytes"));
