@@ -198,6 +198,20 @@ class SpeedscopeFormatTest {
     }
 
     @Test
+    void framesDifferingOnlyInKindShareOneEntry() throws IOException {
+        Profile p = new Profile();
+        org.stackfold.model.FrameTable ft = p.frames();
+        int main = ft.plain("main");
+        p.addStack(new int[] {main, ft.frame("work", org.stackfold.model.FrameKind.JIT)}, 2, 3);
+        p.addStack(new int[] {main, ft.frame("work", org.stackfold.model.FrameKind.INTERPRETED)}, 2, 4);
+        byte[] json = RandomProfiles.write(FORMAT, p, FormatOptions.none());
+        assertValid(json);
+        assertThat(new String(json, StandardCharsets.UTF_8)).contains("\"frames\":[{\"name\":\"main\"},{\"name\":\"work\"}]");
+        assertThat(RandomProfiles.stacks(RandomProfiles.read(FORMAT, json, FormatOptions.none())))
+                .containsExactlyEntriesOf(Map.of("main;work", 7L));
+    }
+
+    @Test
     void namesAreEscapedInJson() throws IOException {
         Profile p = new Profile();
         int[] s = {p.frames().plain("a\"b</script>\\"), p.frames().plain("ctl\u0001")};
