@@ -101,6 +101,40 @@ class ConvertFormatsTest {
         assertThat(RandomProfiles.stacks(readAuto(dir.resolve("sniffed.folded")))).isEqualTo(RandomProfiles.stacks(p));
     }
 
+    /**
+     * Every registered writable format to every registered writable format (whatever other packages
+     * register): the conversion works, or fails with one clear line; never an internal error.
+     */
+    @Test
+    void everyRegisteredPairConvertsOrSaysWhyNot() throws IOException {
+        Profile p = RandomProfiles.plain(99, 30, 6, false);
+        Profile d = RandomProfiles.differential(99, 30, 6);
+        for (ProfileFormat from : Formats.all()) {
+            if (!from.canRead() || !from.canWrite()) {
+                continue;
+            }
+            Path in = dir.resolve("any-in." + from.extensions().getFirst());
+            try {
+                Files.write(in, RandomProfiles.write(from, from.name().startsWith("diff") ? d : p, FormatOptions.none()));
+            } catch (RuntimeException e) {
+                continue; // a format that cannot hold a random profile (says so when converting to it)
+            }
+            for (ProfileFormat to : Formats.all()) {
+                Path out = dir.resolve("any-out-" + from.name() + "-" + to.name());
+                Run r = cli("convert", in.toString(), "--from", from.name(), "--to", to.name(), "-o", out.toString());
+                String pair = from.name() + " -> " + to.name();
+                if (r.code() == 0) {
+                    assertThat(out).as(pair).exists();
+                } else {
+                    assertThat(r.code()).as(pair).isEqualTo(1);
+                    assertThat(r.err().strip()).as(pair).startsWith("stackfold: ").doesNotContain("internal error")
+                            .doesNotContain("\n");
+                    assertThat(out).as(pair).doesNotExist();
+                }
+            }
+        }
+    }
+
     @Test
     void differentialProfilesConvertBetweenDiffFoldedSpeedscopeAndPprof() throws IOException {
         Profile p = RandomProfiles.differential(42, 40, 6);
