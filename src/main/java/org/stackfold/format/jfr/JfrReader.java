@@ -186,7 +186,7 @@ public final class JfrReader {
                     order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
                 }
             }
-        } catch (IOException | RuntimeException ex) {
+        } catch (IOException | RuntimeException | StackOverflowError ex) {
             if (ex instanceof InputException ie) {
                 throw ie;
             }
@@ -390,7 +390,7 @@ public final class JfrReader {
                     c[1]++;
                 }
             }
-        } catch (IOException | RuntimeException ex) {
+        } catch (IOException | RuntimeException | StackOverflowError ex) {
             throw new InputException(name + ": not a readable JFR recording: " + ex.getMessage(), ex);
         }
         out.println(name + ": JFR recording, " + counts.size() + " event types");

@@ -241,6 +241,26 @@ class JfrFormatTest {
         }
     }
 
+    /** Random byte changes in a recording: read, or an InputException; never another exception. */
+    @Test
+    void corruptedRecordingsFailCleanly() throws IOException {
+        byte[] orig = Files.readAllBytes(recording);
+        java.util.SplittableRandom r = new java.util.SplittableRandom(11);
+        Path bad = dir.resolve("fuzz.jfr");
+        for (int round = 0; round < 60; round++) {
+            byte[] b = orig.clone();
+            for (int e = 1 + r.nextInt(8); e > 0; e--) {
+                b[r.nextInt(b.length)] = (byte) r.nextInt(256);
+            }
+            Files.write(bad, b);
+            try (Input in = Input.open(bad.toString())) {
+                FORMAT.read(in, FormatOptions.none());
+            } catch (InputException expected) {
+                assertThat(expected.getMessage()).contains("fuzz.jfr");
+            }
+        }
+    }
+
     @Test
     void describeListsEventTypes() throws IOException {
         StringWriter s = new StringWriter();

@@ -222,6 +222,33 @@ class SpeedscopeFormatTest {
                 .isEqualTo(RandomProfiles.stacks(p));
     }
 
+    /** Random corruption of a valid file: read, or an InputException naming the offset; nothing else. */
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void corruptedInputFailsCleanly(long seed) throws IOException {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        byte[] json = RandomProfiles.write(FORMAT, RandomProfiles.plain(seed, 20, 6, true), FormatOptions.none());
+        byte[] alphabet = "{}[],:\"0123456789-.eE aZ\\\u00ff".getBytes(StandardCharsets.ISO_8859_1);
+        for (int round = 0; round < 40; round++) {
+            byte[] bad = json.clone();
+            for (int e = 1 + r.nextInt(3); e > 0; e--) {
+                int at = r.nextInt(bad.length);
+                if (r.nextInt(4) == 0) {
+                    bad = java.util.Arrays.copyOf(bad, at);
+                    break;
+                }
+                bad[at] = alphabet[r.nextInt(alphabet.length)];
+            }
+            try {
+                RandomProfiles.read(FORMAT, bad, FormatOptions.none());
+            } catch (InputException expected) {
+                assertThat(expected.getMessage()).contains("speedscope");
+            } catch (RuntimeException e) {
+                org.assertj.core.api.Assertions.fail("seed " + seed + " round " + round + ": " + e, e);
+            }
+        }
+    }
+
     @Test
     void sniffedByContent() {
         byte[] head = "  {\"$schema\":\"https://www.speedscope.app/file-format-schema.json\"".getBytes(StandardCharsets.UTF_8);
