@@ -186,6 +186,8 @@ public final class JfrReader {
                     order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
                 }
             }
+        } catch (ArithmeticException ex) {
+            throw new InputException(name + ": event weights add up past 64 bits");
         } catch (IOException | RuntimeException | StackOverflowError ex) {
             if (ex instanceof InputException ie) {
                 throw ie;

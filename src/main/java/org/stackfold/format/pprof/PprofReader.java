@@ -76,7 +76,11 @@ public final class PprofReader {
     Profile decode(byte[] data, String source) {
         ProtoReader r = new ProtoReader(data, source, 0, data.length);
         Tables t = scan(r);
-        return build(r, t);
+        try {
+            return build(r, t);
+        } catch (ArithmeticException e) {
+            throw new InputException(source + ": pprof: sample values add up past 64 bits");
+        }
     }
 
     private static byte[] data(Input in) throws IOException {

@@ -97,7 +97,11 @@ public final class SpeedscopeReader {
         List<RawFrame> rawFrames = new ArrayList<>();
         List<Raw> profiles = new ArrayList<>();
         parse(in, rawFrames, profiles);
-        return build(in.name(), rawFrames, profiles);
+        try {
+            return build(in.name(), rawFrames, profiles);
+        } catch (ArithmeticException e) {
+            throw new InputException(in.name() + ": speedscope: weights add up past 2^63 (in nanoseconds for time units)");
+        }
     }
 
     private static void parse(Input in, List<RawFrame> rawFrames, List<Raw> profiles) throws IOException {
@@ -417,6 +421,9 @@ public final class SpeedscopeReader {
                     }
                     from = r.ends[s];
                     double w = r.values[s];
+                    if ((at + w) * factor >= 0x1p62) {
+                        throw new ArithmeticException();
+                    }
                     if (w != Math.rint(w) && factor == 1) {
                         fractional++;
                     }
@@ -432,6 +439,9 @@ public final class SpeedscopeReader {
                 double last = r.events > 0 ? r.values[0] : r.startValue;
                 for (int e = 0; e < r.events; e++) {
                     double at = r.values[e];
+                    if (Math.abs(at * factor) >= 0x1p62) {
+                        throw new ArithmeticException();
+                    }
                     if (at < last) {
                         throw InputException.atOffset(src, r.offset, "speedscope: profile '" + r.name + "' event "
                                 + e + " at " + at + " goes back in time (previous at " + last + ")");

@@ -191,6 +191,10 @@ class SpeedscopeFormatTest {
             "{\"shared\":{\"frames\":[{\"name\":7}]},\"profiles\":[]}",
             "[1,2,3]",
         };
+        String huge = "{\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\","
+                + "\"unit\":\"seconds\",\"startValue\":0,\"endValue\":1,\"samples\":[[0]],\"weights\":[1e300]}]}";
+        assertThatThrownBy(() -> RandomProfiles.read(FORMAT, huge.getBytes(StandardCharsets.UTF_8), FormatOptions.none()))
+                .isInstanceOf(InputException.class).hasMessageContaining("past 2^63");
         for (String s : bad) {
             assertThatThrownBy(() -> RandomProfiles.read(FORMAT, s.getBytes(StandardCharsets.UTF_8), FormatOptions.none()))
                     .as(s).isInstanceOf(InputException.class).hasMessageContaining("at byte offset");
