@@ -116,6 +116,23 @@ class PeerFilesTest {
         assertThat(profile.frames().file(alpha)).endsWith("sample/programs/go/simple.go");
     }
 
+    /** Profiles Go 1.19 wrote (mappings, addresses, inlined lines), against `go tool pprof -top`. */
+    @ParameterizedTest
+    @CsvSource({"go/go119-cpu.pb.gz, '', go/go119-cpu.expected.tsv",
+        "go/go119-heap.pb.gz, alloc_space, go/go119-heap.alloc_space.expected.tsv",
+        "go/go119-heap.pb.gz, '', go/go119-heap.inuse_space.expected.tsv"})
+    void goProfilesMatchGoToolPprof(String file, String sampleType, String table) throws IOException {
+        Path p = resource(file);
+        assertThat(format(p)).isEqualTo("pprof");
+        FormatOptions o = FormatOptions.none();
+        if (!sampleType.isEmpty()) {
+            o.set("sample-type", sampleType);
+        }
+        Map<String, long[]> want = new LinkedHashMap<>(expected(table, false));
+        want.values().removeIf(w -> w[1] == 0); // go lists functions of other sample types with 0
+        assertWeights(read(p, o), want);
+    }
+
     @ParameterizedTest
     @CsvSource({"cpu, jfr-heavy.cpu.expected.tsv", "'cpu,native', jfr-heavy.cpu+native.expected.tsv"})
     void jdkRecordingMatchesSpeedscopesJfrImporter(String event, String table) throws IOException {
