@@ -193,6 +193,29 @@ class JfrFormatTest {
         assertThat(total(p).get(CLASS + ".parkALot")).isGreaterThanOrEqualTo(20 * 9_000_000L);
     }
 
+    /** JDK 25's CPU-time sampler (JEP 509, Linux only, experimental): skipped where it records nothing. */
+    @Test
+    void cpuTimeSamplesOnJdk25() throws IOException {
+        Path cpu = dir.resolve("cputime.jfr");
+        try (Recording r = new Recording()) {
+            r.enable("jdk.CPUTimeSample").with("throttle", "5ms");
+            r.start();
+            burnCpu(600);
+            r.stop();
+            r.dump(cpu);
+        }
+        Profile p;
+        try (Input in = Input.open(cpu.toString())) {
+            p = FORMAT.read(in, FormatOptions.none().set("event", "cputime").set("thread-frames", true));
+        } catch (InputException e) {
+            org.junit.jupiter.api.Assumptions.abort("no jdk.CPUTimeSample events here: " + e.getMessage());
+            return;
+        }
+        assertThat(total(p).get(CLASS + ".burnCpu")).isPositive();
+        String thread = "[" + Thread.currentThread().getName() + " tid=" + Thread.currentThread().threadId() + "]";
+        assertThat(total(p)).containsKey(thread);
+    }
+
     @Test
     void missingEventsNameWhatTheRecordingHas() {
         assertThatThrownBy(() -> read(FormatOptions.none().set("event", "lock")))
