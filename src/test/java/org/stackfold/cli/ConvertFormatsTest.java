@@ -187,6 +187,10 @@ class ConvertFormatsTest {
                 dir.resolve("x.jfr").toString());
         assertThat(cannot.code()).isEqualTo(1);
         assertThat(cannot.err()).contains("cannot be written");
+        Run byName = cli("convert", dir.resolve("jfr-p.folded").toString(), "-o", dir.resolve("y.jfr").toString());
+        assertThat(byName.code()).isEqualTo(1);
+        assertThat(byName.err()).contains("format jfr cannot be written");
+        assertThat(dir.resolve("y.jfr")).doesNotExist();
     }
 
     @Test
