@@ -45,10 +45,12 @@ class JfrFormatTest {
             r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(5)).withStackTrace();
             r.enable("jdk.ObjectAllocationSample").with("throttle", "5000/s").withStackTrace();
             r.enable("jdk.ThreadPark").withThreshold(Duration.ZERO).withStackTrace();
+            r.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ZERO).withStackTrace();
             r.start();
             burnCpu(1500);
             allocateArrays(300);
             parkALot(20);
+            contendLock(5);
             r.stop();
             r.dump(recording);
         }
@@ -79,6 +81,35 @@ class JfrFormatTest {
     static void parkALot(int times) {
         for (int i = 0; i < times; i++) {
             LockSupport.parkNanos(10_000_000);
+        }
+    }
+
+    private static final Object LOCK = new Object();
+
+    /** Another thread holds LOCK for 30 ms while this one waits to enter it, {@code times} times. */
+    static void contendLock(int times) {
+        for (int i = 0; i < times; i++) {
+            java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+            Thread holder = new Thread(() -> {
+                synchronized (LOCK) {
+                    held.countDown();
+                    LockSupport.parkNanos(30_000_000);
+                }
+            });
+            holder.start();
+            try {
+                held.await();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            synchronized (LOCK) {
+                sink++;
+            }
+            try {
+                holder.join();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 
@@ -217,10 +248,17 @@ class JfrFormatTest {
     }
 
     @Test
+    void monitorEnterEventsAreWeightedByDuration() throws IOException {
+        Profile p = read(FormatOptions.none().set("event", "lock"));
+        assertThat(p.valueTypes()).containsExactly(new Profile.ValueType("lock", "nanoseconds"));
+        assertThat(total(p).get(CLASS + ".contendLock")).isGreaterThanOrEqualTo(5 * 20_000_000L);
+    }
+
+    @Test
     void missingEventsNameWhatTheRecordingHas() {
-        assertThatThrownBy(() -> read(FormatOptions.none().set("event", "lock")))
+        assertThatThrownBy(() -> read(FormatOptions.none().set("event", "wait")))
                 .isInstanceOf(InputException.class)
-                .hasMessageContaining("no jdk.JavaMonitorEnter events")
+                .hasMessageContaining("no jdk.JavaMonitorWait events")
                 .hasMessageContaining("jdk.ExecutionSample (");
         assertThatThrownBy(() -> read(FormatOptions.none().set("event", "bogus")))
                 .isInstanceOf(InputException.class).hasMessageContaining("unknown JFR event 'bogus'");
