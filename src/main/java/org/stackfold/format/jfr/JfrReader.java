@@ -178,7 +178,11 @@ public final class JfrReader {
                     }
                 }
                 int node = tree.path(stack, 0, depth);
-                tree.addSelf(node, weight);
+                try {
+                    tree.addSelf(node, weight);
+                } catch (ArithmeticException ex) {
+                    throw new InputException(name + ": event weights add up past 64 bits");
+                }
                 if (order != null) {
                     RecordedThread t = e.hasField("sampledThread") ? e.getThread("sampledThread") : e.getThread();
                     long tid = t == null ? 0 : t.getJavaThreadId() > 0 ? t.getJavaThreadId() : -t.getOSThreadId() - 1;
@@ -186,9 +190,9 @@ public final class JfrReader {
                     order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
                 }
             }
-        } catch (ArithmeticException ex) {
-            throw new InputException(name + ": event weights add up past 64 bits");
-        } catch (IOException | RuntimeException | StackOverflowError ex) {
+        } catch (OutOfMemoryError ex) {
+            throw new InputException(name + ": the JFR parser ran out of memory (a corrupt recording, or raise STACKFOLD_HEAP)");
+        } catch (IOException | RuntimeException | InternalError | StackOverflowError ex) {
             if (ex instanceof InputException ie) {
                 throw ie;
             }
@@ -392,7 +396,7 @@ public final class JfrReader {
                     c[1]++;
                 }
             }
-        } catch (IOException | RuntimeException | StackOverflowError ex) {
+        } catch (IOException | RuntimeException | InternalError | StackOverflowError ex) {
             throw new InputException(name + ": not a readable JFR recording: " + ex.getMessage(), ex);
         }
         out.println(name + ": JFR recording, " + counts.size() + " event types");
