@@ -42,7 +42,12 @@ import org.stackfold.model.Profile;
  * don't pose as real roots.
  */
 public final class JfrReader {
-    private static final int STACK_CACHE = 1 << 20;
+    /**
+     * Entries kept in the per-object caches. The parser makes new objects for each chunk, so the
+     * caches are cleared when full: they hold the objects (and a stack trace its frames) alive.
+     */
+    private static final int STACK_CACHE = 1 << 15;
+    private static final int METHOD_CACHE = 1 << 16;
     /** The selected event types by JFR event name (several with {@code --event cpu,native}). */
     private final Map<String, JfrEvents> byName = new HashMap<>();
     private final Profile.ValueType valueType;
@@ -152,6 +157,9 @@ public final class JfrReader {
                 if (fs == null) {
                     if (stackFrames.size() >= STACK_CACHE) {
                         stackFrames.clear();
+                    }
+                    if (methodNames.size() >= METHOD_CACHE) {
+                        methodNames.clear();
                     }
                     fs = frames(frames, methodNames, st, truncatedFrame);
                     stackFrames.put(st, fs);
