@@ -79,7 +79,8 @@ final class ConvertCommand implements Callable<Integer> {
 
     // ---- Options of the JFR, speedscope and pprof formats (format.jfr / .speedscope / .pprof) ----
     @Option(names = "--event", paramLabel = "EVENT",
-            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name.")
+            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name; "
+                    + "several of one unit with commas (cpu,native).")
     String event;
 
     @Option(names = "--thread-frames",
@@ -92,6 +93,10 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(names = "--bci", description = "JFR: one frame per bytecode index (name@BCI).")
     boolean bci;
 
+    @Option(names = "--timeline",
+            description = "JFR: keep sample events in time order per thread (speedscope output then has one profile per thread).")
+    boolean timeline;
+
     @Option(names = "--sample-type", paramLabel = "TYPE",
             description = "pprof: sample type to read, by name or index (default: the file's default, else the last).")
     String sampleType;
@@ -100,12 +105,16 @@ final class ConvertCommand implements Callable<Integer> {
             description = "speedscope: read only this profile (name or index); default: all, merged.")
     String profileName;
 
-    @Option(names = "--name", paramLabel = "NAME", description = "speedscope: the name written into the file.")
+    @Option(names = "--name", paramLabel = "NAME",
+            description = "speedscope: the name written into the file (default: the first input's file name).")
     String fileName;
 
     private FormatOptions addFormatOptions(FormatOptions o) {
         return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
-                .set("sample-type", sampleType).set("profile", profileName).set("name", fileName);
+                .set("timeline", timeline)
+                .set("sample-type", sampleType).set("profile", profileName)
+                .set("name", fileName != null || inputs.getFirst().equals("-") ? fileName
+                        : java.nio.file.Path.of(inputs.getFirst()).getFileName().toString());
     }
     // ---- end of JFR, speedscope and pprof options ----
 

@@ -86,7 +86,9 @@ public final class Formats {
         ProfileFormat best = null;
         int bestLen = 0;
         for (ProfileFormat f : ALL) {
-            if (reading ? !f.canRead() : !f.canWrite()) {
+            // For output every format counts, so that "x.jfr" names JFR and the caller can say it
+            // cannot be written, rather than silently writing folded text into it.
+            if (reading && !f.canRead()) {
                 continue;
             }
             for (String ext : f.extensions()) {

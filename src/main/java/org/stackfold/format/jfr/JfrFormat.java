@@ -39,7 +39,7 @@ public final class JfrFormat implements ProfileFormat {
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
         return new JfrReader(options.get("event", null), options.flag("thread-frames"), options.flag("lines"),
-                options.flag("bci"), options.warnings()).read(in);
+                options.flag("bci"), options.flag("timeline"), options.warnings()).read(in);
     }
 
     @Override

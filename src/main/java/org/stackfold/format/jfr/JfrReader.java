@@ -34,25 +34,58 @@ import org.stackfold.model.Profile;
  *
  * <p>Frames are {@code package.Class.method} with the JFR frame type as {@link FrameKind}
  * (Interpreted, JIT compiled, Inlined, Native; async-profiler's C1 compiled, C++ and Kernel too).
- * Options: {@code event} (see {@link JfrEvents}), {@code thread-frames} (root frame
+ * Options: {@code event} (see {@link JfrEvents}; several of one unit with commas, e.g.
+ * {@code cpu,native}), {@code timeline} (events in time order per thread, see {@link Events}),
+ * {@code thread-frames} (root frame
  * {@code [name tid=N]}), {@code lines} ({@code method:line}), {@code bci} ({@code method@bci}).
  * A stack JFR cut at its depth limit gets a {@code [truncated]} root frame, so its partial stacks
  * don't pose as real roots.
  */
 public final class JfrReader {
-    private static final int STACK_CACHE = 1 << 20;
-    private final JfrEvents events;
+    /**
+     * Entries kept in the per-object caches. The parser makes new objects for each chunk, so the
+     * caches are cleared when full: they hold the objects (and a stack trace its frames) alive.
+     */
+    private static final int STACK_CACHE = 1 << 15;
+    private static final int METHOD_CACHE = 1 << 16;
+    /** The selected event types by JFR event name (several with {@code --event cpu,native}). */
+    private final Map<String, JfrEvents> byName = new HashMap<>();
+    private final Profile.ValueType valueType;
+    private final String selected;
     private final boolean threadFrames;
     private final boolean lines;
     private final boolean bci;
+    private final boolean timeline;
     private final Consumer<String> warnings;
 
     public JfrReader(String event, boolean threadFrames, boolean lines, boolean bci, Consumer<String> warnings) {
-        this.events = JfrEvents.of(event);
-        if (events == null) {
-            throw new InputException("unknown JFR event '" + event + "'; use one of " + JfrEvents.aliases()
-                    + " or a full event name such as jdk.ExecutionSample");
+        this(event, threadFrames, lines, bci, false, warnings);
+    }
+
+    public JfrReader(String event, boolean threadFrames, boolean lines, boolean bci, boolean timeline,
+                     Consumer<String> warnings) {
+        this.timeline = timeline;
+        Profile.ValueType vt = null;
+        List<String> names = new java.util.ArrayList<>();
+        for (String one : (event == null ? "cpu" : event).split(",")) {
+            JfrEvents events = JfrEvents.of(one.strip());
+            if (events == null) {
+                throw new InputException("unknown JFR event '" + one.strip() + "'; use one of " + JfrEvents.aliases()
+                        + " or a full event name such as jdk.ExecutionSample");
+            }
+            if (vt != null && !vt.equals(events.valueType())) {
+                throw new InputException("JFR events " + event + " cannot be combined: they measure "
+                        + vt.type() + "/" + vt.unit() + " and " + events.valueType().type() + "/"
+                        + events.valueType().unit());
+            }
+            vt = events.valueType();
+            for (String n : events.eventNames()) {
+                byName.put(n, events);
+                names.add(n);
+            }
         }
+        this.valueType = vt;
+        this.selected = String.join("/", names);
         this.threadFrames = threadFrames;
         this.lines = lines;
         this.bci = bci;
@@ -95,12 +128,14 @@ public final class JfrReader {
         long noStack = 0;
         long truncated = 0;
         int[] stack = new int[128];
+        Events order = timeline ? new Events() : null;
         Map<RecordedStackTrace, int[]> stackFrames = new IdentityHashMap<>();
         try (RecordingFile file = new RecordingFile(path)) {
             while (file.hasMoreEvents()) {
                 RecordedEvent e = file.readEvent();
                 String type = e.getEventType().getName();
-                if (!events.eventNames().contains(type)) {
+                JfrEvents events = byName.get(type);
+                if (events == null) {
                     if (e.getStackTrace() != null) {
                         seen.merge(type, 1L, Long::sum);
                     }
@@ -122,6 +157,9 @@ public final class JfrReader {
                 if (fs == null) {
                     if (stackFrames.size() >= STACK_CACHE) {
                         stackFrames.clear();
+                    }
+                    if (methodNames.size() >= METHOD_CACHE) {
+                        methodNames.clear();
                     }
                     fs = frames(frames, methodNames, st, truncatedFrame);
                     stackFrames.put(st, fs);
@@ -147,9 +185,22 @@ public final class JfrReader {
                                 n -> frames.frame(n, FrameKind.SYNTHETIC));
                     }
                 }
-                tree.addSelf(tree.path(stack, 0, depth), weight);
+                int node = tree.path(stack, 0, depth);
+                try {
+                    tree.addSelf(node, weight);
+                } catch (ArithmeticException ex) {
+                    throw new InputException(name + ": event weights add up past 64 bits");
+                }
+                if (order != null) {
+                    RecordedThread t = e.hasField("sampledThread") ? e.getThread("sampledThread") : e.getThread();
+                    long tid = t == null ? 0 : t.getJavaThreadId() > 0 ? t.getJavaThreadId() : -t.getOSThreadId() - 1;
+                    java.time.Instant at = e.getStartTime();
+                    order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
+                }
             }
-        } catch (IOException | RuntimeException ex) {
+        } catch (OutOfMemoryError ex) {
+            throw new InputException(name + ": the JFR parser ran out of memory (a corrupt recording, or raise STACKFOLD_HEAP)");
+        } catch (IOException | RuntimeException | InternalError | StackOverflowError ex) {
             if (ex instanceof InputException ie) {
                 throw ie;
             }
@@ -158,7 +209,7 @@ public final class JfrReader {
         if (matched == 0) {
             StringBuilder has = new StringBuilder();
             seen.forEach((k, v) -> has.append(has.isEmpty() ? "" : ", ").append(k).append(" (").append(v).append(')'));
-            throw new InputException(name + ": no " + String.join("/", events.eventNames()) + " events"
+            throw new InputException(name + ": no " + selected + " events"
                     + (has.isEmpty() ? " and no other events with stack traces"
                     : "; events with stack traces: " + has + "; choose one with --event ("
                     + JfrEvents.aliases() + " or a full name)"));
@@ -170,7 +221,69 @@ public final class JfrReader {
             warnings.accept(name + ": " + truncated + " stack" + (truncated == 1 ? " was" : "s were")
                     + " truncated by JFR's depth limit (put under [truncated]; record with a larger stackdepth)");
         }
-        return new Profile(frames, tree, List.of(events.valueType()));
+        Profile profile = new Profile(frames, tree, List.of(valueType));
+        if (order != null) {
+            profile.setTimeline(order.timeline());
+        }
+        return profile;
+    }
+
+    /**
+     * The selected events in file order, for {@code timeline}: JFR writes each thread's events in
+     * buffers, so a chunk is not in time order; {@link #timeline()} sorts them (stable) by start time.
+     * Weighted events repeat in the timeline once per unit of weight only where it is 1, so only
+     * sample events (weight 1) make a timeline that accounts for every count.
+     */
+    private static final class Events {
+        long[] time = new long[1024];
+        long[] thread = new long[1024];
+        int[] node = new int[1024];
+        int size;
+        boolean weighted;
+
+        void add(long t, long tid, int n, long weight) {
+            if (size == node.length) {
+                int cap = size * 2;
+                time = Arrays.copyOf(time, cap);
+                thread = Arrays.copyOf(thread, cap);
+                node = Arrays.copyOf(node, cap);
+            }
+            time[size] = t;
+            thread[size] = tid;
+            node[size] = n;
+            size++;
+            weighted |= weight != 1;
+        }
+
+        org.stackfold.model.Timeline timeline() {
+            int[] idx = new int[size];
+            for (int i = 0; i < size; i++) {
+                idx[i] = i;
+            }
+            int[] tmp = new int[size];
+            mergeSort(idx, tmp, 0, size);
+            org.stackfold.model.Timeline tl = new org.stackfold.model.Timeline("nanoseconds");
+            for (int i : idx) {
+                tl.add(thread[i], 0, time[i], 0, node[i]);
+            }
+            return tl;
+        }
+
+        private void mergeSort(int[] a, int[] tmp, int from, int to) {
+            if (to - from < 2) {
+                return;
+            }
+            int mid = (from + to) >>> 1;
+            mergeSort(a, tmp, from, mid);
+            mergeSort(a, tmp, mid, to);
+            if (time[a[mid - 1]] <= time[a[mid]]) {
+                return; // already in order: the common case within a thread's buffer
+            }
+            System.arraycopy(a, from, tmp, from, to - from);
+            for (int i = from, l = from, r = mid; i < to; i++) {
+                a[i] = r >= to || (l < mid && time[tmp[l]] <= time[tmp[r]]) ? tmp[l++] : tmp[r++];
+            }
+        }
     }
 
     /** A stack trace's frame ids, root first, under {@code [truncated]} where JFR cut it. */
@@ -218,8 +331,8 @@ public final class JfrReader {
 
     private int frame(FrameTable frames, Map<RecordedMethod, String> names, RecordedFrame f) {
         RecordedMethod m = f.getMethod();
-        String name = m == null ? "[unknown]" : names.computeIfAbsent(m, JfrReader::methodName);
         FrameKind kind = kind(f.getType());
+        String name = m == null ? "[unknown]" : names.computeIfAbsent(m, JfrReader::methodName);
         int line = FrameTable.NONE;
         int offset = FrameTable.NONE;
         if (lines && f.getLineNumber() > 0) {
@@ -236,9 +349,23 @@ public final class JfrReader {
         return frames.frame(name, kind, null, line, FrameTable.NONE, FrameTable.NONE, FrameTable.NONE, offset);
     }
 
+    /**
+     * {@code package.Class.method} for Java code. async-profiler records native, C++ and kernel
+     * functions as methods of a pseudo-class named after their library ("libjvm.so") or of no class;
+     * those keep the bare function name, as async-profiler's own converters show them.
+     */
     private static String methodName(RecordedMethod m) {
         RecordedClass c = m.getType();
-        return c == null ? m.getName() : javaName(c.getName()) + "." + m.getName();
+        String cls = c == null ? null : c.getName();
+        if (cls == null || cls.isEmpty() || isLibrary(cls)) {
+            return m.getName();
+        }
+        return javaName(cls) + "." + m.getName();
+    }
+
+    static boolean isLibrary(String cls) {
+        return cls.endsWith(".so") || cls.contains(".so.") || cls.endsWith(".dylib") || cls.endsWith(".dll")
+                || cls.startsWith("[") && cls.endsWith("]") || cls.startsWith("/");
     }
 
     /** JFR gives binary names; arrays become source form: "[J" to "long[]", "[Ljava.lang.String;" to "java.lang.String[]". */
@@ -277,7 +404,7 @@ public final class JfrReader {
                     c[1]++;
                 }
             }
-        } catch (IOException | RuntimeException ex) {
+        } catch (IOException | RuntimeException | InternalError | StackOverflowError ex) {
             throw new InputException(name + ": not a readable JFR recording: " + ex.getMessage(), ex);
         }
         out.println(name + ": JFR recording, " + counts.size() + " event types");

@@ -2,6 +2,7 @@ package org.stackfold.format.pprof;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintWriter;
 import java.util.List;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.ProfileFormat;
@@ -25,23 +26,75 @@ public final class PprofFormat implements ProfileFormat {
     }
 
     /**
-     * Content test on the decompressed head: the message starts with a sample_type field (tag 0x0a,
-     * as Go and async-profiler write it) holding a ValueType whose first field is a varint type
-     * (0x08); then the remaining top-level tags up to the sniffed length must parse.
+     * Content test on the decompressed head: the top-level fields parse as profile.proto's (known
+     * field numbers, each with its wire type, lengths that fit) up to the end of the head or to a
+     * field running past it, and one of them is a sample_type. Go writes time_nanos first,
+     * async-profiler sample_type; text never gets far.
      */
     @Override
     public boolean sniff(byte[] head, int length) {
-        if (length < 4 || head[0] != 0x0a || head[2] != 0x08) {
-            return false;
+        int pos = 0;
+        int fields = 0;
+        boolean sampleType = false;
+        long[] value = new long[1];
+        while (pos < length) {
+            int next = varint(head, pos, length, value);
+            if (next < 0) {
+                break;
+            }
+            int field = (int) (value[0] >>> 3);
+            int wire = (int) (value[0] & 7);
+            boolean len = switch (field) {
+                case 1, 2, 3, 4, 5, 6, 11 -> true;
+                case 13 -> wire == 2; // comment: repeated int64, packed or not
+                default -> false;
+            };
+            if (value[0] >>> 3 > 15 || field < 1 || wire != (len ? 2 : 0)) {
+                return false;
+            }
+            pos = varint(head, next, length, value);
+            if (pos < 0) {
+                break;
+            }
+            fields++;
+            sampleType |= field == 1;
+            if (len) {
+                if (value[0] < 0 || value[0] > Integer.MAX_VALUE - pos) {
+                    return false;
+                }
+                pos += (int) value[0];
+            }
         }
-        int len = head[1] & 0xff;
-        return len < 0x80 && len >= 2 && len + 2 < length && head[2 + len] >= 0x0a && head[2 + len] <= 0x7a;
+        return sampleType && fields >= 2;
+    }
+
+    /** Reads a varint at {@code pos} into {@code value[0]}; returns the offset after it, or -1 if cut off or too long. */
+    private static int varint(byte[] b, int pos, int length, long[] value) {
+        long v = 0;
+        for (int shift = 0; shift < 70; shift += 7) {
+            if (pos >= length) {
+                return -1;
+            }
+            byte x = b[pos++];
+            v |= (long) (x & 0x7F) << shift;
+            if (x >= 0) {
+                value[0] = v;
+                return pos;
+            }
+        }
+        return -1;
     }
 
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
         return new PprofReader(options.get("sample-type", null), options.flag("lines"),
                 options.flag("thread-frames")).read(in);
+    }
+
+    @Override
+    public boolean describe(Input in, FormatOptions options, PrintWriter out) throws IOException {
+        PprofReader.describe(in, out);
+        return true;
     }
 
     @Override

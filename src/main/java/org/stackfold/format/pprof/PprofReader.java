@@ -1,6 +1,7 @@
 package org.stackfold.format.pprof;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
@@ -42,13 +44,7 @@ public final class PprofReader {
     }
 
     public Profile read(Input in) throws IOException {
-        MemorySegment seg = in.bytes();
-        if (seg.byteSize() > Integer.MAX_VALUE - 16) {
-            throw new InputException(in.name() + ": pprof files over 2 GiB are not supported");
-        }
-        byte[] data = seg.heapBase().orElse(null) instanceof byte[] a && a.length == seg.byteSize()
-                ? a : seg.toArray(ValueLayout.JAVA_BYTE);
-        return decode(data, in.name());
+        return decode(data(in), in.name());
     }
 
     /** What the first pass collects. */
@@ -79,6 +75,63 @@ public final class PprofReader {
 
     Profile decode(byte[] data, String source) {
         ProtoReader r = new ProtoReader(data, source, 0, data.length);
+        Tables t = scan(r);
+        try {
+            return build(r, t);
+        } catch (ArithmeticException e) {
+            throw new InputException(source + ": pprof: sample values add up past 64 bits");
+        }
+    }
+
+    private static byte[] data(Input in) throws IOException {
+        MemorySegment seg = in.bytes();
+        if (seg.byteSize() > Integer.MAX_VALUE - 16) {
+            throw new InputException(in.name() + ": pprof files over 2 GiB are not supported");
+        }
+        return seg.heapBase().orElse(null) instanceof byte[] a && a.length == seg.byteSize()
+                ? a : seg.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /**
+     * For {@code stackfold info}: the sample types (the one read by default marked), table sizes,
+     * and each sample type's total.
+     */
+    public static void describe(Input in, PrintWriter out) throws IOException {
+        byte[] data = data(in);
+        ProtoReader r = new ProtoReader(data, in.name(), 0, data.length);
+        Tables t = scan(r);
+        PprofReader defaults = new PprofReader(null, false, false);
+        int[] diff = defaults.differentialColumns(r, t);
+        int chosen = diff != null ? -1 : defaults.pickColumn(r, t);
+        row(out, "samples", t.samples);
+        row(out, "locations", t.locations.size());
+        row(out, "functions", t.functions.size());
+        row(out, "strings", t.strings);
+        for (int i = 0; i < t.sampleTypes.size(); i++) {
+            long[] st = t.sampleTypes.get(i);
+            String type = t.string(r, st[0], st[2]);
+            Profile p = new PprofReader(String.valueOf(i), false, false).build(r, t);
+            out.printf(Locale.ROOT, "%-18s %s/%s%s: total %d, %d distinct stacks%n", "sample type " + i, type,
+                    t.string(r, st[1], st[2]), i == chosen || diff != null ? " (read by default)" : "",
+                    p.tree().totalSamples(), distinct(p));
+        }
+        out.println("read another sample type with --sample-type NAME|INDEX");
+    }
+
+    private static long distinct(Profile p) {
+        long n = 0;
+        for (int i = 1; i < p.tree().size(); i++) {
+            n += p.tree().self(i) != 0 ? 1 : 0;
+        }
+        return n;
+    }
+
+    private static void row(PrintWriter out, String label, long value) {
+        out.printf(Locale.ROOT, "%-18s %d%n", label, value);
+    }
+
+    /** First pass: tables decoded, samples located. */
+    private static Tables scan(ProtoReader r) {
         Tables t = new Tables();
         while (r.more()) {
             int at = r.pos();
@@ -125,6 +178,11 @@ public final class PprofReader {
         if (t.sampleTypes.isEmpty()) {
             throw r.error(0, "no sample_type: not a pprof profile");
         }
+        return t;
+    }
+
+    /** Second pass: the samples into a tree, for the selected sample type(s). */
+    private Profile build(ProtoReader r, Tables t) {
         int[] columns = differentialColumns(r, t);
         if (columns == null) {
             columns = new int[] {pickColumn(r, t)};
@@ -140,6 +198,8 @@ public final class PprofReader {
         }
         FrameTable frames = new FrameTable();
         CallTree tree = new CallTree(columns.length);
+        // Location ids are usually 1..n: a dense array for those, a map for the rest.
+        int[][] denseLocFrames = new int[Math.min(t.locations.size() + 1, 1 << 24)][];
         Map<Long, int[]> locFrames = new HashMap<>();
         Map<String, Integer> threadFrame = new HashMap<>();
         long threadKey = threadFrames ? findString(t, r, "thread") : -1;
@@ -195,10 +255,15 @@ public final class PprofReader {
             }
             for (int i = nLoc - 1; i >= 0; i--) {
                 long id = locIds[i];
-                int[] fs = locFrames.get(id);
+                boolean dense = id > 0 && id < denseLocFrames.length;
+                int[] fs = dense ? denseLocFrames[(int) id] : locFrames.get(id);
                 if (fs == null) {
                     fs = locationFrames(r, t, id, frames, t.sampleOff[s]);
-                    locFrames.put(id, fs);
+                    if (dense) {
+                        denseLocFrames[(int) id] = fs;
+                    } else {
+                        locFrames.put(id, fs);
+                    }
                 }
                 if (depth + fs.length > stack.length) {
                     stack = Arrays.copyOf(stack, Math.max(depth + fs.length, stack.length * 2));

@@ -19,8 +19,8 @@ import org.stackfold.model.Profile;
  * <p>One sample per call-tree node with a non-zero count, its values one per weight column (a
  * differential profile gets two sample types). One function per (name, file); one location per
  * run of frames made of a caller and the {@link FrameKind#INLINED} frames right below it, its lines
- * innermost first as pprof wants. The message is built in memory field by field, since every
- * nested message needs its length up front, then compressed in one go.
+ * innermost first as pprof wants. Nested messages are encoded into small buffers (each needs its
+ * length up front); top-level fields stream into the gzip stream as they are made.
  */
 public final class PprofWriter {
     private final ProtoWriter out = new ProtoWriter(1 << 16);
@@ -31,6 +31,7 @@ public final class PprofWriter {
     private final ProtoWriter fnOut = new ProtoWriter(1 << 12);
     private final ProtoWriter locOut = new ProtoWriter(1 << 12);
     private final ProtoWriter scratch = new ProtoWriter();
+    private int[] singleLocation = new int[1024];
     private final ProtoWriter scratch2 = new ProtoWriter();
 
     private record Key(int[] frames) {
@@ -46,6 +47,7 @@ public final class PprofWriter {
     }
 
     public void write(Profile profile, OutputStream stream) throws IOException {
+        GZIPOutputStream gz = new GZIPOutputStream(stream, 1 << 16);
         string("");
         FrameTable frames = profile.frames();
         CallTree tree = profile.tree();
@@ -85,7 +87,8 @@ public final class PprofWriter {
                 if (nLoc == locIds.length) {
                     locIds = Arrays.copyOf(locIds, nLoc * 2);
                 }
-                locIds[nLoc++] = location(frames, Arrays.copyOfRange(stack, start, end));
+                locIds[nLoc++] = end - start == 1 ? location(frames, stack[start])
+                        : location(frames, Arrays.copyOfRange(stack, start, end));
                 end = start;
             }
             sample.reset();
@@ -93,13 +96,16 @@ public final class PprofWriter {
             // int64 values, packed; a negative one (a pprof diff) takes 10 bytes.
             sample.packed(2, values, weights);
             out.message(2, sample);
+            // The top-level message needs no length, so samples stream out; only the tables that
+            // samples refer to (locations, functions, strings) stay in memory until the end.
+            if (out.size() >= 1 << 16) {
+                gz.write(out.array(), 0, out.size());
+                out.reset();
+            }
         }
-        byte[] locBytes = Arrays.copyOf(locOut.array(), locOut.size());
-        byte[] fnBytes = Arrays.copyOf(fnOut.array(), fnOut.size());
-        GZIPOutputStream gz = new GZIPOutputStream(stream, 1 << 16);
         gz.write(out.array(), 0, out.size());
-        gz.write(locBytes);
-        gz.write(fnBytes);
+        gz.write(locOut.array(), 0, locOut.size());
+        gz.write(fnOut.array(), 0, fnOut.size());
         gz.write(strTable.array(), 0, strTable.size());
         gz.finish();
         gz.flush();
@@ -131,6 +137,19 @@ public final class PprofWriter {
             scratch.varint(3, name);
             scratch.varint(4, file);
             fnOut.message(5, scratch);
+        }
+        return id;
+    }
+
+    /** The location of a frame with nothing inlined into it: one array read after the first time. */
+    private int location(FrameTable frames, int frame) {
+        if (frame >= singleLocation.length) {
+            singleLocation = Arrays.copyOf(singleLocation, Math.max(frame + 1, singleLocation.length * 2));
+        }
+        int id = singleLocation[frame];
+        if (id == 0) {
+            id = location(frames, new int[] {frame});
+            singleLocation[frame] = id;
         }
         return id;
     }

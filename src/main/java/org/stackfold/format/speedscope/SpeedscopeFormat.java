@@ -2,6 +2,7 @@ package org.stackfold.format.speedscope;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.stackfold.format.FormatOptions;
@@ -43,7 +44,13 @@ public final class SpeedscopeFormat implements ProfileFormat {
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
         return new SpeedscopeReader(options.get("profile", null), options.flag("thread-frames"),
-                options.warnings()).read(in);
+                options.flag("lenient"), options.warnings()).read(in);
+    }
+
+    @Override
+    public boolean describe(Input in, FormatOptions options, PrintWriter out) throws IOException {
+        SpeedscopeReader.describe(in, out);
+        return true;
     }
 
     @Override

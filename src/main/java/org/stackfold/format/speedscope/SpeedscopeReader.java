@@ -3,13 +3,14 @@ package org.stackfold.format.speedscope;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
@@ -28,22 +29,25 @@ import org.stackfold.model.Timeline;
  * become nanoseconds ({@code ("time", "nanoseconds")}), {@code bytes} stays bytes, {@code none} is a
  * sample count. Fractional weights are rounded cumulatively (each sample gets
  * {@code round(end) - round(start)}), so totals stay exact. Evented profiles give each interval
- * between two events to the stack open during it. Sampled profiles whose weights are all 1 keep their
+ * between two events to the stack open during it; frames left open at the end are an error, as in
+ * speedscope ({@code lenient}: closed at endValue). Sampled profiles whose weights are all 1 keep their
  * order as a {@link Timeline} (thread = profile index). Two profiles named "before" and "after" (as
  * Stackfold writes a differential profile) make a differential profile again.
  */
 public final class SpeedscopeReader {
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(100_000).build())
-            .build();
+    // Jackson's default read constraints (nesting 1000, strings 20 MB) bound what a hostile file can
+    // make it allocate; speedscope files nest 5 deep.
+    private static final JsonFactory JSON = JsonFactory.builder().build();
 
     private final String select;
     private final boolean threadFrames;
+    private final boolean lenient;
     private final Consumer<String> warnings;
 
-    public SpeedscopeReader(String select, boolean threadFrames, Consumer<String> warnings) {
+    public SpeedscopeReader(String select, boolean threadFrames, boolean lenient, Consumer<String> warnings) {
         this.select = select;
         this.threadFrames = threadFrames;
+        this.lenient = lenient;
         this.warnings = warnings;
     }
 
@@ -92,6 +96,15 @@ public final class SpeedscopeReader {
     public Profile read(Input in) throws IOException {
         List<RawFrame> rawFrames = new ArrayList<>();
         List<Raw> profiles = new ArrayList<>();
+        parse(in, rawFrames, profiles);
+        try {
+            return build(in.name(), rawFrames, profiles);
+        } catch (ArithmeticException e) {
+            throw new InputException(in.name() + ": speedscope: weights add up past 2^63 (in nanoseconds for time units)");
+        }
+    }
+
+    private static void parse(Input in, List<RawFrame> rawFrames, List<Raw> profiles) throws IOException {
         try (InputStream s = in.stream(); JsonParser p = JSON.createParser(s)) {
             try {
                 parseFile(p, in.name(), rawFrames, profiles);
@@ -100,7 +113,32 @@ public final class SpeedscopeReader {
                         : e.getLocation().getByteOffset(), "speedscope: invalid JSON: " + e.getOriginalMessage());
             }
         }
-        return build(in.name(), rawFrames, profiles);
+    }
+
+    /** For {@code stackfold info}: the shared frames and each profile's type, unit, size and total. */
+    public static void describe(Input in, PrintWriter out) throws IOException {
+        List<RawFrame> rawFrames = new ArrayList<>();
+        List<Raw> profiles = new ArrayList<>();
+        parse(in, rawFrames, profiles);
+        out.printf(Locale.ROOT, "%-18s %d%n", "shared frames", rawFrames.size());
+        out.printf(Locale.ROOT, "%-18s %d%n", "profiles", profiles.size());
+        for (int i = 0; i < profiles.size(); i++) {
+            Raw r = profiles.get(i);
+            boolean sampled = r.type.equals("sampled");
+            double total = 0;
+            if (sampled) {
+                for (int k = 0; k < r.nValues; k++) {
+                    total += r.values[k];
+                }
+            } else {
+                total = (Double.isNaN(r.endValue) ? (r.nValues > 0 ? r.values[r.nValues - 1] : 0) : r.endValue)
+                        - r.startValue;
+            }
+            out.printf(Locale.ROOT, "%-18s '%s' %s, %d %s, %s %s%n", "profile " + i, r.name, r.type,
+                    sampled ? r.samples : r.events, sampled ? "samples" : "events",
+                    total == Math.rint(total) ? String.valueOf((long) total) : String.valueOf(total), r.unit);
+        }
+        out.println("all profiles are merged; read one with --profile NAME|INDEX");
     }
 
     private static InputException error(JsonParser p, String source, String what) {
@@ -119,7 +157,7 @@ public final class SpeedscopeReader {
                 : "'" + t.asString() + "'";
     }
 
-    private void parseFile(JsonParser p, String src, List<RawFrame> frames, List<Raw> profiles) throws IOException {
+    private static void parseFile(JsonParser p, String src, List<RawFrame> frames, List<Raw> profiles) throws IOException {
         p.nextToken();
         expect(p, src, JsonToken.START_OBJECT, "file");
         boolean sawProfiles = false;
@@ -358,6 +396,7 @@ public final class SpeedscopeReader {
         }
         double factor = factor(unit);
         long fractional = 0;
+        long unclosed = 0;
         int[] stack = new int[64];
         for (int k = 0; k < profiles.size(); k++) {
             Raw r = profiles.get(k);
@@ -382,6 +421,9 @@ public final class SpeedscopeReader {
                     }
                     from = r.ends[s];
                     double w = r.values[s];
+                    if ((at + w) * factor >= 0x1p62) {
+                        throw new ArithmeticException();
+                    }
                     if (w != Math.rint(w) && factor == 1) {
                         fractional++;
                     }
@@ -397,6 +439,9 @@ public final class SpeedscopeReader {
                 double last = r.events > 0 ? r.values[0] : r.startValue;
                 for (int e = 0; e < r.events; e++) {
                     double at = r.values[e];
+                    if (Math.abs(at * factor) >= 0x1p62) {
+                        throw new ArithmeticException();
+                    }
                     if (at < last) {
                         throw InputException.atOffset(src, r.offset, "speedscope: profile '" + r.name + "' event "
                                 + e + " at " + at + " goes back in time (previous at " + last + ")");
@@ -420,10 +465,21 @@ public final class SpeedscopeReader {
                         depth--;
                     }
                 }
-                if (depth > 0 && !Double.isNaN(r.endValue) && r.endValue > last) {
-                    tree.addSelf(stack[depth - 1], column, Math.round(r.endValue * factor) - Math.round(last * factor));
+                if (depth > 0) {
+                    // speedscope itself rejects such a trace; --lenient closes the frames at endValue.
+                    if (!lenient) {
+                        throw InputException.atOffset(src, r.offset, "speedscope: profile '" + r.name + "' ends with "
+                                + depth + " frame" + (depth == 1 ? "" : "s") + " still open (--lenient closes them at endValue)");
+                    }
+                    unclosed++;
+                    double end = Double.isNaN(r.endValue) ? last : Math.max(last, r.endValue);
+                    tree.addSelf(stack[depth - 1], column, Math.round(end * factor) - Math.round(last * factor));
                 }
             }
+        }
+        if (unclosed > 0) {
+            warnings.accept(src + ": " + unclosed + " evented profile" + (unclosed == 1 ? "" : "s")
+                    + " ended with open frames; closed them at endValue");
         }
         if (fractional > 0) {
             warnings.accept(src + ": " + fractional + " fractional weight" + (fractional == 1 ? " was" : "s were")

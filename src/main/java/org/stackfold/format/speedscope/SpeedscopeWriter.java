@@ -16,8 +16,8 @@ import org.stackfold.model.Timeline;
  * streamed with jackson-core.
  *
  * <ul>
- *   <li>Every frame of the frame table becomes a shared frame at the same index (name, file, line,
- *       column where known).
+ *   <li>Every frame of the frame table becomes a shared frame (name, file, line, column where
+ *       known); frames that differ only in their kind share one.
  *   <li>A profile with a {@link Timeline} whose samples account for every count becomes one sampled
  *       profile per thread, samples in time order, weight 1 each: speedscope's time-order view then
  *       shows the real sequence.
@@ -48,7 +48,18 @@ public final class SpeedscopeWriter {
             g.writeNumberField("activeProfileIndex", 0);
             g.writeObjectFieldStart("shared");
             g.writeArrayFieldStart("frames");
+            // Frames that differ only in what speedscope cannot show (their kind) share one entry.
+            int[] shared = new int[frames.size()];
+            java.util.Map<java.util.List<Object>, Integer> seen = new java.util.HashMap<>();
             for (int f = 0; f < frames.size(); f++) {
+                java.util.List<Object> key = java.util.Arrays.asList(frames.nameId(f), frames.file(f), frames.line(f),
+                        frames.column(f));
+                Integer known = seen.putIfAbsent(key, seen.size());
+                if (known != null) {
+                    shared[f] = known;
+                    continue;
+                }
+                shared[f] = seen.size() - 1;
                 g.writeStartObject();
                 g.writeStringField("name", frames.name(f));
                 String file = frames.file(f);
@@ -68,11 +79,11 @@ public final class SpeedscopeWriter {
             g.writeArrayFieldStart("profiles");
             Timeline tl = profile.timeline();
             if (tl != null && tl.size() > 0 && !tree.isDifferential() && timelineCoversTree(tl, tree)) {
-                writeTimeline(g, profile, tl);
+                writeTimeline(g, profile, tl, shared);
             } else {
                 for (int c = 0; c < tree.weights(); c++) {
                     String pname = tree.isDifferential() ? (c == 0 ? "before" : "after") : name;
-                    writeAggregate(g, profile, c, pname);
+                    writeAggregate(g, profile, c, pname, shared);
                 }
             }
             g.writeEndArray();
@@ -105,7 +116,16 @@ public final class SpeedscopeWriter {
         };
     }
 
-    private static void writeAggregate(JsonGenerator g, Profile profile, int column, String pname)
+    /** The stack of a node as shared-frame indices, root first. */
+    private static int[] stack(CallTree tree, int node, int[] shared) {
+        int[] s = tree.stack(node);
+        for (int i = 0; i < s.length; i++) {
+            s[i] = shared[s[i]];
+        }
+        return s;
+    }
+
+    private static void writeAggregate(JsonGenerator g, Profile profile, int column, String pname, int[] shared)
             throws IOException {
         CallTree tree = profile.tree();
         g.writeStartObject();
@@ -129,7 +149,7 @@ public final class SpeedscopeWriter {
         g.writeNumberField("endValue", total);
         g.writeArrayFieldStart("samples");
         for (int i = 0; i < count[0]; i++) {
-            int[] s = tree.stack(order[i]);
+            int[] s = stack(tree, order[i], shared);
             g.writeArray(s, 0, s.length);
         }
         g.writeEndArray();
@@ -141,7 +161,7 @@ public final class SpeedscopeWriter {
         g.writeEndObject();
     }
 
-    private static void writeTimeline(JsonGenerator g, Profile profile, Timeline tl) throws IOException {
+    private static void writeTimeline(JsonGenerator g, Profile profile, Timeline tl, int[] shared) throws IOException {
         CallTree tree = profile.tree();
         // Threads in order of first appearance; a stable counting sort groups samples by thread and
         // keeps each thread's samples in time order.
@@ -187,7 +207,7 @@ public final class SpeedscopeWriter {
             for (int j = start[k]; j < start[k + 1]; j++) {
                 int node = tl.node(order[j]);
                 if (stacks[node] == null) {
-                    stacks[node] = tree.stack(node);
+                    stacks[node] = stack(tree, node, shared);
                 }
                 g.writeArray(stacks[node], 0, stacks[node].length);
             }

@@ -244,6 +244,12 @@ class PprofFormatTest {
         assertThat(RandomProfiles.stacks(RandomProfiles.read(FORMAT, gz.toByteArray(), FormatOptions.none())))
                 .isEqualTo(RandomProfiles.stacks(p));
         assertThat(FORMAT.sniff(raw, raw.length)).isTrue();
+        java.io.StringWriter info = new java.io.StringWriter();
+        try (org.stackfold.io.Input in = org.stackfold.io.Input.ofBytes("x.pb", raw)) {
+            assertThat(FORMAT.describe(in, FormatOptions.none(), new java.io.PrintWriter(info, true))).isTrue();
+        }
+        assertThat(info.toString()).contains("alloc_objects/count: total 6")
+                .contains("alloc_space/bytes (read by default): total 350");
     }
 
     private static Message valueType(Descriptor d, long type, long unit) {

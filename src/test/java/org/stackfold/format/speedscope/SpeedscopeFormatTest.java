@@ -172,6 +172,11 @@ class SpeedscopeFormatTest {
                 .containsExactlyInAnyOrderEntriesOf(Map.of("a", 1L, "a;b", 1L));
         assertThatThrownBy(() -> RandomProfiles.read(FORMAT, data, FormatOptions.none().set("profile", "nope")))
                 .isInstanceOf(InputException.class).hasMessageContaining("'main'");
+        java.io.StringWriter info = new java.io.StringWriter();
+        try (org.stackfold.io.Input in = org.stackfold.io.Input.ofBytes("x.json", data)) {
+            assertThat(FORMAT.describe(in, FormatOptions.none(), new java.io.PrintWriter(info, true))).isTrue();
+        }
+        assertThat(info.toString()).contains("'main' sampled, 2 samples, 2 none").contains("'worker' sampled, 1 samples, 3 none");
     }
 
     @Test
@@ -186,10 +191,28 @@ class SpeedscopeFormatTest {
             "{\"shared\":{\"frames\":[{\"name\":7}]},\"profiles\":[]}",
             "[1,2,3]",
         };
+        String huge = "{\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"x\","
+                + "\"unit\":\"seconds\",\"startValue\":0,\"endValue\":1,\"samples\":[[0]],\"weights\":[1e300]}]}";
+        assertThatThrownBy(() -> RandomProfiles.read(FORMAT, huge.getBytes(StandardCharsets.UTF_8), FormatOptions.none()))
+                .isInstanceOf(InputException.class).hasMessageContaining("past 2^63");
         for (String s : bad) {
             assertThatThrownBy(() -> RandomProfiles.read(FORMAT, s.getBytes(StandardCharsets.UTF_8), FormatOptions.none()))
                     .as(s).isInstanceOf(InputException.class).hasMessageContaining("at byte offset");
         }
+    }
+
+    @Test
+    void framesDifferingOnlyInKindShareOneEntry() throws IOException {
+        Profile p = new Profile();
+        org.stackfold.model.FrameTable ft = p.frames();
+        int main = ft.plain("main");
+        p.addStack(new int[] {main, ft.frame("work", org.stackfold.model.FrameKind.JIT)}, 2, 3);
+        p.addStack(new int[] {main, ft.frame("work", org.stackfold.model.FrameKind.INTERPRETED)}, 2, 4);
+        byte[] json = RandomProfiles.write(FORMAT, p, FormatOptions.none());
+        assertValid(json);
+        assertThat(new String(json, StandardCharsets.UTF_8)).contains("\"frames\":[{\"name\":\"main\"},{\"name\":\"work\"}]");
+        assertThat(RandomProfiles.stacks(RandomProfiles.read(FORMAT, json, FormatOptions.none())))
+                .containsExactlyEntriesOf(Map.of("main;work", 7L));
     }
 
     @Test
@@ -201,6 +224,33 @@ class SpeedscopeFormatTest {
         assertValid(json);
         assertThat(RandomProfiles.stacks(RandomProfiles.read(FORMAT, json, FormatOptions.none())))
                 .isEqualTo(RandomProfiles.stacks(p));
+    }
+
+    /** Random corruption of a valid file: read, or an InputException naming the offset; nothing else. */
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void corruptedInputFailsCleanly(long seed) throws IOException {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        byte[] json = RandomProfiles.write(FORMAT, RandomProfiles.plain(seed, 20, 6, true), FormatOptions.none());
+        byte[] alphabet = "{}[],:\"0123456789-.eE aZ\\\u00ff".getBytes(StandardCharsets.ISO_8859_1);
+        for (int round = 0; round < 40; round++) {
+            byte[] bad = json.clone();
+            for (int e = 1 + r.nextInt(3); e > 0; e--) {
+                int at = r.nextInt(bad.length);
+                if (r.nextInt(4) == 0) {
+                    bad = java.util.Arrays.copyOf(bad, at);
+                    break;
+                }
+                bad[at] = alphabet[r.nextInt(alphabet.length)];
+            }
+            try {
+                RandomProfiles.read(FORMAT, bad, FormatOptions.none());
+            } catch (InputException expected) {
+                assertThat(expected.getMessage()).contains("speedscope");
+            } catch (RuntimeException e) {
+                org.assertj.core.api.Assertions.fail("seed " + seed + " round " + round + ": " + e, e);
+            }
+        }
     }
 
     @Test
