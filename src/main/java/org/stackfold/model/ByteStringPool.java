@@ -164,6 +164,31 @@ public final class ByteStringPool {
                 arena, offsets[b], offsets[b] + lengths[b]);
     }
 
+    /**
+     * Unsigned byte order of the strings each followed by {@code terminator}: with ';' this is the
+     * order of frame names inside folded stacks, where a name is followed by the next frame.
+     */
+    public int compareTerminated(int a, int b, int terminator) {
+        int oa = offsets[a];
+        int la = lengths[a];
+        int ob = offsets[b];
+        int lb = lengths[b];
+        int m = Arrays.mismatch(arena, oa, oa + la, arena, ob, ob + lb);
+        if (m < 0) {
+            return 0;
+        }
+        int ca = m < la ? arena[oa + m] & 0xff : terminator;
+        int cb = m < lb ? arena[ob + m] & 0xff : terminator;
+        return Integer.compare(ca, cb);
+    }
+
+    /** True where string {@code id} is longer than {@code prefix} and starts with it. */
+    public boolean startsWith(int id, int prefix) {
+        int lp = lengths[prefix];
+        return lengths[id] > lp && Arrays.equals(arena, offsets[id], offsets[id] + lp,
+                arena, offsets[prefix], offsets[prefix] + lp);
+    }
+
     public boolean contains(int id, byte x) {
         for (int i = offsets[id], end = i + lengths[id]; i < end; i++) {
             if (arena[i] == x) {

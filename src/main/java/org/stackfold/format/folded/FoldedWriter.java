@@ -36,8 +36,9 @@ public final class FoldedWriter {
         profile = byName(profile);
         CallTree tree = profile.tree();
         FrameTable frames = profile.frames();
-        tree.sortChildren(frames.ranks((a, b) -> compareAsStackPart(frames.names(), frames.nameId(a),
-                frames.nameId(b))));
+        // Siblings in the order "name;" sorts: a name before its extensions unless they go on below ';'.
+        ByteStringPool names = frames.names();
+        tree.sortChildren(frames.ranks((a, b) -> names.compareTerminated(frames.nameId(a), frames.nameId(b), ';')));
         Emitter emitter = new Emitter(frames, tree, new LineBuffer(out), differential, earlyRecords(tree, frames));
         tree.walk(emitter);
         if (emitter.failure != null) {
@@ -63,22 +64,6 @@ public final class FoldedWriter {
         return flat;
     }
 
-    /** Orders names as "name;" would sort: a name before its extensions unless they go on below ';'. */
-    static int compareAsStackPart(ByteStringPool names, int a, int b) {
-        if (a == b) {
-            return 0;
-        }
-        byte[] x = names.bytes(a);
-        byte[] y = names.bytes(b);
-        int m = Arrays.mismatch(x, y);
-        if (m < 0) {
-            return 0;
-        }
-        int cx = m < x.length ? x[m] & 0xff : ';';
-        int cy = m < y.length ? y[m] & 0xff : ';';
-        return Integer.compare(cx, cy);
-    }
-
     /**
      * For every node whose own record must be written before an earlier sibling's subtree: the
      * sibling it must precede, mapped to those records in order (shorter names first).
@@ -101,11 +86,11 @@ public final class FoldedWriter {
             }
             for (int i = 1; i < k; i++) {
                 int x = frames.nameId(tree.frame(siblings[i]));
-                if (!startsWith(names, frames.nameId(tree.frame(siblings[i - 1])), x)) {
+                if (!names.startsWith(frames.nameId(tree.frame(siblings[i - 1])), x)) {
                     continue;
                 }
                 int j = i - 1;
-                while (j > 0 && startsWith(names, frames.nameId(tree.frame(siblings[j - 1])), x)) {
+                while (j > 0 && names.startsWith(frames.nameId(tree.frame(siblings[j - 1])), x)) {
                     j--;
                 }
                 int[] list = early.getOrDefault(siblings[j], new int[0]);
@@ -119,15 +104,6 @@ public final class FoldedWriter {
             }
         }
         return early;
-    }
-
-    private static boolean startsWith(ByteStringPool names, int longer, int prefix) {
-        if (names.length(longer) <= names.length(prefix)) {
-            return false;
-        }
-        byte[] l = names.bytes(longer);
-        byte[] p = names.bytes(prefix);
-        return Arrays.equals(l, 0, p.length, p, 0, p.length);
     }
 
     /** Builds each stack's bytes incrementally as the walk goes down, and writes the non-zero ones. */
