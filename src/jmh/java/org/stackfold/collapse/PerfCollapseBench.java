@@ -27,7 +27,7 @@ import org.stackfold.model.Profile;
  * {@code stackfold collapse perf} on a large {@code perf script} file, one thread and all cores.
  *
  * <p>Input: the file named by {@code -Dstackfold.bench.perf=...} (default {@code /tmp/perf-400mb.txt},
- * made by {@code python3 /work/shared/bench/gen_perf_script.py --size-mb 400 --seed 42 --out
+ * made by {@code python3 ../shared/bench/gen_perf_script.py --size-mb 400 --seed 42 --out
  * /tmp/perf-400mb.txt}); where it does not exist, the vert.x test input of the test corpus repeated to
  * about 100 MB. Run:
  * <pre>

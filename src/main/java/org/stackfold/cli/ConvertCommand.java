@@ -32,7 +32,7 @@ final class ConvertCommand implements Callable<Integer> {
     @Mixin
     ReadOptions read;
 
-    // ---- Tachyon (CPython profiling.sampling --binary) options: see docs/tachyon.md ----
+    // ---- Tachyon (CPython profiling.sampling --binary) options: see docs/formats/tachyon.md ----
     @Option(names = "--tachyon-naming", paramLabel = "STYLE",
             description = "Tachyon frame text: cpython (default, basename:function:line), function, file, line, raw.")
     String tachyonNaming;

@@ -6,6 +6,6 @@
  * wait, park or a full event name); samples weigh 1, allocations their bytes, blocking events their
  * duration in nanoseconds. JFR frame types become {@link org.stackfold.model.FrameKind}s; truncated
  * stacks hang under a {@code [truncated]} root; allocations end in a frame of the allocated class.
- * Options {@code thread-frames}, {@code lines}, {@code bci}. See docs/formats.md.
+ * Options {@code thread-frames}, {@code lines}, {@code bci}. See docs/formats/jfr-speedscope-pprof.md.
  */
 package org.stackfold.format.jfr;

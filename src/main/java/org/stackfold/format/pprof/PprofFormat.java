@@ -12,7 +12,7 @@ import org.stackfold.model.Profile;
 /**
  * pprof's {@code profile.proto}, gzip-compressed (as {@code go tool pprof} and async-profiler write
  * it). Reader options: {@code sample-type}, {@code lines}, {@code thread-frames}; see
- * {@link PprofReader} and docs/formats.md.
+ * {@link PprofReader} and docs/formats/jfr-speedscope-pprof.md.
  */
 public final class PprofFormat implements ProfileFormat {
     @Override

@@ -7,6 +7,6 @@
  * frames are per function unless {@code lines} is set. One sample type is read (option
  * {@code sample-type}, default the file's default_sample_type, else the last), except the pair
  * "T/before" + "T/after" that a differential profile is written as. Every length is checked against
- * the bytes left before use; errors name the byte offset. See docs/formats.md.
+ * the bytes left before use; errors name the byte offset. See docs/formats/jfr-speedscope-pprof.md.
  */
 package org.stackfold.format.pprof;

@@ -13,7 +13,7 @@ import org.stackfold.model.Profile;
 /**
  * speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json). Reader options:
  * {@code profile} (one profile by name or index), {@code thread-frames}; writer option {@code name}.
- * Rules in {@link SpeedscopeReader}, {@link SpeedscopeWriter} and docs/formats.md.
+ * Rules in {@link SpeedscopeReader}, {@link SpeedscopeWriter} and docs/formats/jfr-speedscope-pprof.md.
  */
 public final class SpeedscopeFormat implements ProfileFormat {
     @Override

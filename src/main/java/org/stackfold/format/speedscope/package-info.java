@@ -6,6 +6,6 @@
  * stacks with their counts, a differential profile as "before" and "after". On import all profiles
  * are merged (or one chosen with {@code profile}); time units become nanoseconds, evented profiles
  * give each interval to the open stack, fractional weights are rounded cumulatively. Errors name
- * the byte offset. See docs/formats.md.
+ * the byte offset. See docs/formats/jfr-speedscope-pprof.md.
  */
 package org.stackfold.format.speedscope;

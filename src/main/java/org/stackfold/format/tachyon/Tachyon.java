@@ -4,7 +4,7 @@ package org.stackfold.format.tachyon;
  * Constants of CPython's "Tachyon" sampling-profiler file (CPython 3.15, format version 1). Layout:
  * a 64-byte header, the sample records (raw or one zstd frame), the string table, the frame table,
  * an optional statistics block and a 32-byte footer. Fixed-width fields use the writer's byte order.
- * See docs/tachyon.md.
+ * See docs/formats/tachyon.md.
  */
 public final class Tachyon {
     private Tachyon() {
