@@ -500,6 +500,11 @@ final class SvgWriter {
             sb.append((long) v);
             return;
         }
+        double t = v * 10;
+        if (t == Math.rint(t) && Math.abs(t) < 1e15) {
+            tenths((long) t); // the common 207.5
+            return;
+        }
         String s = String.format(java.util.Locale.ROOT, "%.4f", v);
         int e = s.length();
         while (s.charAt(e - 1) == '0') {
