@@ -285,6 +285,9 @@ final class FlamegraphCommand implements Callable<Integer> {
         try (Input in = Input.open(name)) {
             ProfileFormat f = Formats.forInput(in, from);
             if (f.name().equals("folded") || f.name().equals("diff-folded")) {
+                if (in.bytes().byteSize() == 0) {
+                    return new Profile(); // FoldedReader's parallel split wants at least one byte
+                }
                 FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
                 return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), warn)
