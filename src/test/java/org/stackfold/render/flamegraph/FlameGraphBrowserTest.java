@@ -242,4 +242,21 @@ class FlameGraphBrowserTest {
         assertThat((String) js("return document.getElementById('matched').textContent;")).startsWith("Matched: ");
         assertThat(List.of(searchMs, zoomMs, resetMs)).allMatch(ms -> ms >= 0);
     }
+
+    /**
+     * Times search/zoom on a big SVG made outside the tests, e.g. the 1M-line benchmark's:
+     * {@code -Dstackfold.bigsvg=/tmp/out1m.svg}. Reported, not asserted; skipped without the property.
+     */
+    @Test
+    void bigSvgFromProperty() throws Exception {
+        String path = System.getProperty("stackfold.bigsvg");
+        assumeTrue(path != null, "set -Dstackfold.bigsvg=FILE.svg to time a large graph");
+        browser.open(Path.of(path).toUri().toString());
+        double frames = (Double) js("return sf.frameCount();");
+        double searchMs = (Double) js("var t = performance.now(); sf.search('a'); return performance.now() - t;");
+        double zoomMs = (Double) js("var t = performance.now(); sf.zoom(1); return performance.now() - t;");
+        double resetMs = (Double) js("var t = performance.now(); sf.unzoom(); return performance.now() - t;");
+        System.out.printf("big svg: %d frames, search %.0f ms, zoom %.0f ms, reset %.0f ms, %s%n", (int) frames, searchMs,
+                zoomMs, resetMs, js("return document.getElementById('matched').textContent;"));
+    }
 }
