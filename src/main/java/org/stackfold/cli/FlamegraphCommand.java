@@ -20,6 +20,7 @@ import org.stackfold.render.flamegraph.FlameGraph;
 import org.stackfold.render.flamegraph.FlameGraphOptions;
 import org.stackfold.render.flamegraph.NameAttributes;
 import org.stackfold.render.flamegraph.Palette;
+import org.stackfold.render.flamegraph.StackTransforms;
 import org.stackfold.transform.Merge;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -123,7 +124,7 @@ final class FlamegraphCommand implements Callable<Integer> {
     boolean noSort;
     @Option(names = "--diff", description = "Two inputs, BEFORE and AFTER: draw AFTER coloured by the change.")
     boolean diff;
-    @Option(names = {"-n", "--normalize"}, description = "With --diff: scale BEFORE to AFTER's total first.")
+    @Option(names = {"-n", "--normalize"}, description = "Differential: scale BEFORE to AFTER's total first.")
     boolean normalize;
     @Option(names = {"-s", "--strip-hex"}, description = "With --diff: replace hex addresses before matching stacks.")
     boolean stripHex;
@@ -272,6 +273,9 @@ final class FlamegraphCommand implements Callable<Integer> {
                 throw new InputException(names.get(i) + ": cannot merge a differential profile with a plain one");
             }
             Merge.into(first, profiles.get(i));
+        }
+        if (normalize) {
+            StackTransforms.normalize(first.tree());
         }
         return first;
     }

@@ -5,7 +5,7 @@ import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 
 /** The stack rewrites a flame graph applies before layout: reversal and --base. */
-final class StackTransforms {
+public final class StackTransforms {
     private StackTransforms() {
     }
 
@@ -82,6 +82,28 @@ final class StackTransforms {
     private static void addSelf(CallTree from, int n, CallTree to, int m) {
         for (int c = 0; c < from.weights(); c++) {
             to.addSelf(m, c, from.self(n, c));
+        }
+    }
+
+    /**
+     * difffolded.pl's {@code -n} on an already differential tree: scales the "before" column to the
+     * "after" total (truncating, as difffolded.pl), in place, so a global load change does not paint
+     * everything red or blue.
+     */
+    public static void normalize(CallTree t) {
+        if (!t.isDifferential()) {
+            return;
+        }
+        long before = t.totalSamples(0), after = t.totalSamples(1);
+        if (before == 0 || before == after) {
+            return;
+        }
+        double scale = (double) after / before;
+        for (int n = 0; n < t.size(); n++) {
+            long s = t.self(n, 0);
+            if (s != 0) {
+                t.setSelf(n, 0, (long) (s * scale));
+            }
         }
     }
 }

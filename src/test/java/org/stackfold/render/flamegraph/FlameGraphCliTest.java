@@ -94,6 +94,8 @@ class FlameGraphCliTest {
         assertThat(r.rc()).as(r.err()).isZero();
         assertThat(r.parsed().frames()).filteredOn(f -> "a".equals(f.name()))
                 .allMatch(f -> f.delta().equals("0.00") && f.fill().equals("rgb(255,255,255)"));
+        Run diffFile = run("--normalize", file("n.diff.folded", "main;a 10 20\nmain;b 10 20\n").toString());
+        assertThat(diffFile.parsed().frames()).filteredOn(f -> "a".equals(f.name())).allMatch(f -> f.delta().equals("0.00"));
     }
 
     @Test
