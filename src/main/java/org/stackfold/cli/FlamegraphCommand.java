@@ -289,13 +289,17 @@ final class FlamegraphCommand implements Callable<Integer> {
         try (Input in = Input.open(name)) {
             ProfileFormat f = Formats.forInput(in, from);
             if (f.name().equals("folded") || f.name().equals("diff-folded")) {
-                if (in.bytes().byteSize() == 0) {
+                java.lang.foreign.MemorySegment data = in.bytes();
+                if (data.byteSize() == 0) {
                     return new Profile(); // FoldedReader's parallel split wants at least one byte
                 }
+                // stdin and gzip can be read once: hand the reader the bytes already in memory.
+                Input src = in.isMappable() ? in
+                        : Input.ofBytes(in.name(), (byte[]) data.heapBase().orElseThrow());
                 FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
                 return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), warn)
-                        .read(in).profile();
+                        .read(src).profile();
             }
             if (!f.canRead()) {
                 throw new InputException(name + ": format " + f.name() + " cannot be read");

@@ -244,6 +244,17 @@ class FlameGraphCliTest {
     }
 
     @Test
+    void gzipInputIsReadOnce() throws Exception {
+        Path gz = tmp.resolve("p.folded.gz");
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+            out.write("main;a 3\nmain;b 2\n".getBytes(StandardCharsets.UTF_8));
+        }
+        Run r = run(gz.toString());
+        assertThat(r.rc()).as(r.err()).isZero();
+        assertThat(r.parsed().frames()).hasSize(4);
+    }
+
+    @Test
     void staticAndPrettyOutput() throws Exception {
         Path in = file("s.folded", "main;a 3\n");
         Run r = run("--no-javascript", "--pretty-xml", "--stroke-color", "#112233", in.toString());
