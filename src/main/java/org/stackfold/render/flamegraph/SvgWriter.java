@@ -175,6 +175,12 @@ final class SvgWriter {
                     sb.append('"');
                 }
             }
+            if (a != null && a.title() != null) {
+                // the tooltip is replaced: keep the name for the script's labels and search
+                sb.append(" data-name=\"");
+                attr(name);
+                sb.append('"');
+            }
             sb.append(">\n");
             if (indent) {
                 sb.append("    ");

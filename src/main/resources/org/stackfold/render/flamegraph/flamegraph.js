@@ -51,7 +51,7 @@ var sf = (function () {
 			rects.push(r);
 			texts.push(t || null);
 			titles.push(title);
-			names.push(nameOf(title));
+			names.push(g.getAttribute("data-name") !== null ? g.getAttribute("data-name") : nameOf(title));
 			x0.push(attrNum(r, fgNS, "x"));
 			w0.push(attrNum(r, fgNS, "w"));
 			ys.push(parseFloat(r.getAttribute("y")));

@@ -158,6 +158,23 @@ class FlameGraphBrowserTest {
     }
 
     @Test
+    void linkedFramesZoomOnPlainClickAndKeepTheirName() throws Exception {
+        FlameGraphOptions o = new FlameGraphOptions();
+        o.nameAttributes = NameAttributes.parse(List.of("a\ttitle=custom tooltip\thref=https://example.invalid/a"), w -> { });
+        Path f = svg("links", FOLDED, o);
+        browser.open(f.toUri().toString());
+        String path = (String) js("return location.pathname;");
+        assertThat((String) js("return document.querySelector('#frames > a').getAttribute('data-name');")).isEqualTo("a");
+        browser.click("#frames > a");
+        assertThat((String) js("return location.pathname;")).isEqualTo(path);
+        assertThat((String) js("return document.querySelector('#frames > a text').textContent;")).isEqualTo("a");
+        assertThat((Double) js("return parseFloat(document.querySelector('#frames > a rect').getAttribute('width'));"))
+                .isEqualTo(1180.0);
+        js("sf.search('^a$'); return null;");
+        assertThat((String) js("return document.getElementById('matched').textContent;")).isEqualTo("Matched: 100%");
+    }
+
+    @Test
     void urlParametersRestoreZoomAndSearch() throws Exception {
         Path f = svg("url", FOLDED, new FlameGraphOptions());
         browser.open(f.toUri().toString());
