@@ -29,8 +29,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "flamegraph", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Draw an interactive SVG flame graph (or icicle graph, flame chart, differential graph).",
-                "Options are flamegraph.pl's (and inferno's for its additions); a folded file with two counts per",
-                "line (BEFORE AFTER) is drawn as a differential graph."},
+                "Options are flamegraph.pl's (and inferno's for its additions); a folded file with two counts "
+                        + "per line (BEFORE AFTER) is drawn as a differential graph."},
         footer = {"", "Examples:",
                 "  stackfold flamegraph profile.folded -o cpu.svg",
                 "  stackfold flamegraph --colors java --title 'My service' profile.folded > cpu.svg",
@@ -53,7 +53,7 @@ final class FlamegraphCommand implements Callable<Integer> {
     @Option(names = "--height", paramLabel = "PX", description = "Height of one frame row (default 16).")
     int height = 16;
     @Option(names = "--minwidth", paramLabel = "PX|PCT%",
-            description = "Omit frames narrower than this many pixels, or percent of the total with '%' (default 0.1; inferno: 0.01%%).")
+            description = "Omit frames narrower than this many pixels, or this percent of the total with a %% suffix (default 0.1; inferno: 0.01%%).")
     String minWidth;
     @Option(names = "--fonttype", paramLabel = "FONT", description = "Font family (default Verdana; inferno: monospace).")
     String fontType;
