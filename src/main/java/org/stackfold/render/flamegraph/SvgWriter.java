@@ -32,12 +32,13 @@ final class SvgWriter {
         this.out = out;
     }
 
+    /** Top padding: title, subtitle (flamegraph.pl forgets it in icicle mode and overlaps it; we don't). */
     private double ypad1() {
         double sub = o.subtitle != null ? o.fontSize * 2 : 0;
         if (o.inferno() && o.inverted) {
-            return o.fontSize * 4 + sub + 4;
+            return o.fontSize * 4 + sub + 4; // inferno puts the details line at the top of icicle graphs
         }
-        return o.fontSize * 3 + (o.inferno() ? sub : 0);
+        return o.fontSize * 3 + sub;
     }
 
     private double ypad2() {
@@ -45,11 +46,7 @@ final class SvgWriter {
     }
 
     private double imageHeight(int maxDepth) {
-        double h = (maxDepth + 1) * (double) o.frameHeight + ypad1() + ypad2();
-        if (o.subtitle != null && !o.inferno()) {
-            h += o.fontSize * 2;
-        }
-        return h;
+        return (maxDepth + 1) * (double) o.frameHeight + ypad1() + ypad2();
     }
 
     /** The "no stack counts" SVG both tools write for empty input. */
