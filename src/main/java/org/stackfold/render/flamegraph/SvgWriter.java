@@ -143,12 +143,14 @@ final class SvgWriter {
         boolean indent = o.prettyXml;
         int[] order = o.inferno() ? l.infernoOrder() : null;
         String[] nameCache = new String[frames.size()];
+        String[] escapedCache = new String[frames.size()]; // the label name, XML-escaped, once per frame id
         Map<String, NameAttributes.Attrs> attrs = o.nameAttributes;
         for (int k = 0; k < l.count; k++) {
             int i = order == null ? k : order[k];
             int f = l.frame[i];
             String raw = f < 0 ? "" : nameCache[f] != null ? nameCache[f] : (nameCache[f] = xmlSafe(frames.name(f)));
             String name = deannotate(raw);
+            String escaped = f < 0 ? "" : escapedCache[f] != null ? escapedCache[f] : (escapedCache[f] = escape(name));
             int d = l.depth[i];
             long startS = l.start[i];
             long widthS = l.width[i];
@@ -186,7 +188,7 @@ final class SvgWriter {
             if (a != null && a.title() != null) {
                 text(a.title());
             } else {
-                title(l, i, f < 0, name);
+                title(l, i, f < 0, escaped);
             }
             sb.append("</title>");
             if (indent) {
@@ -239,7 +241,7 @@ final class SvgWriter {
             sb.append("\">");
             // inferno measures the label room against the full image width, not the frames' width.
             double room = o.inferno() ? (double) widthS / l.timeMax * o.width / glyph : (x2 - x1) / glyph;
-            label(name, f < 0, room);
+            label(name, escaped, f < 0, room);
             sb.append("</text>\n").append(link ? "</a>\n" : "</g>\n");
             if (sb.length() > FLUSH_AT) {
                 flush(false);
@@ -248,7 +250,7 @@ final class SvgWriter {
     }
 
     /** The text shown inside a frame: the name cut to what fits, ".." marking the cut. */
-    private void label(String name, boolean root, double fit) {
+    private void label(String name, String escaped, boolean root, double fit) {
         int chars = (int) fit;
         if (chars < 3 || root) {
             return;
@@ -256,7 +258,7 @@ final class SvgWriter {
         int len = name.codePointCount(0, name.length());
         boolean fits = o.inferno() ? name.getBytes(StandardCharsets.UTF_8).length < chars : chars >= len;
         if (fits) {
-            text(name);
+            sb.append(escaped);
             return;
         }
         int keep = chars - 2;
@@ -265,7 +267,8 @@ final class SvgWriter {
         sb.append("..");
     }
 
-    private void title(FrameLayout l, int i, boolean root, String name) {
+    /** {@code escapedName}: already XML-escaped. */
+    private void title(FrameLayout l, int i, boolean root, String escapedName) {
         long samples = roundCount(l.width[i] * o.factor);
         if (root) {
             sb.append("all (");
@@ -275,7 +278,7 @@ final class SvgWriter {
             sb.append(", 100%)");
             return;
         }
-        text(name);
+        sb.append(escapedName);
         sb.append(" (");
         grouped(samples);
         sb.append(' ');
@@ -405,6 +408,14 @@ final class SvgWriter {
 
     private static String attrName(String k) {
         return k.matches("[A-Za-z_][A-Za-z0-9_.:-]*") ? k : "data-invalid";
+    }
+
+    private String escape(String s) {
+        int start = sb.length();
+        text(s);
+        String e = sb.substring(start);
+        sb.setLength(start);
+        return e;
     }
 
     private void text(String s) {
