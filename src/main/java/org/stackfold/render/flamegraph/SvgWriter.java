@@ -372,12 +372,13 @@ final class SvgWriter {
         return f;
     }
 
-    /** Generic CSS families unquoted; anything else quoted, as a CSS string. */
+    /** Single-word families (generic ones included) as they are; anything else as a CSS string (as inferno). */
     private static String cssFont(String font) {
-        if (font.matches("[A-Za-z][A-Za-z0-9 ,-]*")) {
+        if (font.matches("[A-Za-z][A-Za-z0-9-]*")) {
             return font;
         }
-        return "'" + font.replace("\\", "\\\\").replace("'", "\\'").replace(";", "\\;") + "'";
+        return "\"" + font.replace("\\", "\\\\").replace("\"", "\\\"").replace("<", "\\3C ")
+                .replace("}", "\\7D ") + "\"";
     }
 
     /** Replaces characters XML 1.0 cannot carry by U+FFFD. */

@@ -205,7 +205,72 @@ class FlameGraphGoldenTest {
                 check(problems, where + "attribute " + e.getKey(), g.containerAttrs().get(e.getKey()), e.getValue());
             }
         }
+        chrome(problems, want, got);
         assertThat(problems).as(c.id() + ": " + problems.size() + " differences").isEmpty();
+    }
+
+    /** Everything around the frames that an option sets: background, texts, fonts, notes, colours. */
+    private static void chrome(List<String> problems, SvgFrames.Parsed want, SvgFrames.Parsed got) {
+        check(problems, "background", stops(got), stops(want));
+        check(problems, "title", text(got, "title"), text(want, "title"));
+        check(problems, "subtitle", text(got, "subtitle"), text(want, "subtitle"));
+        check(problems, "font-family", css(got, "font-family:([^;}]+)"), css(want, "font-family:([^;}]+)"));
+        check(problems, "font-size", css(got, "text \\{[^}]*font-size:([^;}]+)"), css(want, "text \\{[^}]*font-size:([^;}]+)"));
+        check(problems, "notes", notes(got), notes(want));
+        check(problems, "search colour", script(got, "searchcolor\\s*[=:]\\s*['\"]([^'\"]+)"),
+                script(want, "searchcolor\\s*[=:]\\s*['\"]([^'\"]+)"));
+        check(problems, "ui colour", uiColor(got), uiColor(want));
+    }
+
+    private static List<String> stops(SvgFrames.Parsed p) {
+        List<String> out = new ArrayList<>();
+        var stops = p.doc().getElementsByTagName("stop");
+        for (int i = 0; i < stops.getLength(); i++) {
+            out.add(((org.w3c.dom.Element) stops.item(i)).getAttribute("stop-color"));
+        }
+        return out;
+    }
+
+    private static String text(SvgFrames.Parsed p, String id) {
+        var e = p.byId(id);
+        return e == null ? null : e.getTextContent();
+    }
+
+    private static String style(SvgFrames.Parsed p) {
+        var st = p.doc().getElementsByTagName("style");
+        return st.getLength() == 0 ? "" : st.item(0).getTextContent();
+    }
+
+    private static String css(SvgFrames.Parsed p, String regex) {
+        var m = java.util.regex.Pattern.compile(regex).matcher(style(p));
+        return m.find() ? m.group(1).trim().replace("\"", "").replace("'", "") : null;
+    }
+
+    private static String script(SvgFrames.Parsed p, String regex) {
+        var sc = p.doc().getElementsByTagName("script");
+        String text = sc.getLength() == 0 ? "" : sc.item(0).getTextContent();
+        var m = java.util.regex.Pattern.compile(regex).matcher(text);
+        return m.find() ? m.group(1) : "rgb(230,0,230)"; // perl's script is not in its reference copies
+    }
+
+    private static String uiColor(SvgFrames.Parsed p) {
+        var t = p.byId("title");
+        if (t != null && !t.getAttribute("fill").isEmpty()) {
+            return t.getAttribute("fill");
+        }
+        return css(p, "text \\{[^}]*fill:([^;}]+)");
+    }
+
+    private static String notes(SvgFrames.Parsed p) {
+        var kids = p.doc().getDocumentElement().getChildNodes();
+        for (int i = 0; i < kids.getLength(); i++) {
+            if (kids.item(i) instanceof org.w3c.dom.Comment cm && cm.getData().contains("NOTES:")) {
+                String d = cm.getData();
+                return d.substring(d.indexOf("NOTES:") + 6).trim().replace("&lt;", "<").replace("&gt;", ">")
+                        .replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&");
+            }
+        }
+        return null;
     }
 
     private static void check(List<String> problems, String what, Object got, Object want) {
