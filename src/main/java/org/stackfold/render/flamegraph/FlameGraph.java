@@ -36,7 +36,7 @@ public final class FlameGraph {
             tree = StackTransforms.base(tree, profile.frames(), new HashSet<>(o.base), o.inferno());
         }
         if (o.reverse) {
-            tree = StackTransforms.reverse(tree);
+            tree = StackTransforms.reverse(tree, profile.frames());
         }
         long samples = tree.totalSamples(tree.weights() - 1);
         if (samples == 0) {

@@ -9,11 +9,17 @@ public final class StackTransforms {
     private StackTransforms() {
     }
 
-    /** A tree with every stack reversed (leaf first): the "bottom-up" or stack-reversed graph. */
-    static CallTree reverse(CallTree t) {
+    /**
+     * A tree with every stack reversed (leaf first): the "bottom-up" or stack-reversed graph. A
+     * reversed stack is trimmed like a line: the new root loses leading and the new leaf trailing
+     * white space (as inferno, which reverses the text of each line and trims it).
+     */
+    static CallTree reverse(CallTree t, FrameTable frames) {
         CallTree out = new CallTree(t.weights());
         int[] buf = new int[256];
         int[] depthOf = t.depths();
+        int[] leading = new int[frames.size()];   // frame id + 1 of the name without leading white space
+        int[] trailing = new int[frames.size()];  // ... without trailing white space
         for (int n = 1; n < t.size(); n++) {
             if (!hasSelf(t, n)) {
                 continue;
@@ -26,9 +32,24 @@ public final class StackTransforms {
             for (int m = n; m != CallTree.ROOT; m = t.parent(m)) {
                 buf[k++] = t.frame(m); // leaf first: exactly the reversed stack
             }
+            buf[0] = trimmed(frames, buf[0], leading, true);
+            buf[k - 1] = trimmed(frames, buf[k - 1], trailing, false);
             addSelf(t, n, out, out.path(buf, 0, k));
         }
         return out;
+    }
+
+    private static int trimmed(FrameTable frames, int f, int[] cache, boolean lead) {
+        if (f < cache.length && cache[f] != 0) {
+            return cache[f] - 1;
+        }
+        String name = frames.name(f);
+        String s = lead ? name.stripLeading() : name.stripTrailing();
+        int g = s.length() == name.length() ? f : frames.plain(s);
+        if (f < cache.length) {
+            cache[f] = g + 1;
+        }
+        return g;
     }
 
     /**
