@@ -20,6 +20,7 @@ import org.stackfold.render.flamegraph.FlameGraph;
 import org.stackfold.render.flamegraph.FlameGraphOptions;
 import org.stackfold.render.flamegraph.NameAttributes;
 import org.stackfold.render.flamegraph.Palette;
+import org.stackfold.render.flamegraph.SortCheck;
 import org.stackfold.render.flamegraph.StackTransforms;
 import org.stackfold.transform.Merge;
 import picocli.CommandLine.Command;
@@ -120,7 +121,7 @@ final class FlamegraphCommand implements Callable<Integer> {
     boolean noJavascript;
     @Option(names = "--pretty-xml", description = "Indent the frame elements.")
     boolean prettyXml;
-    @Option(names = "--no-sort", hidden = true, description = "Accepted for inferno compatibility; input is always sorted.")
+    @Option(names = "--no-sort", description = "inferno: promise the input is sorted; unsorted lines are an error (the graph is the same).")
     boolean noSort;
     @Option(names = "--diff", description = "Two inputs, BEFORE and AFTER: draw AFTER coloured by the change.")
     boolean diff;
@@ -261,8 +262,12 @@ final class FlamegraphCommand implements Callable<Integer> {
             throw new InputException("standard input ('-') can be read only once");
         }
         List<Profile> profiles = new ArrayList<>();
+        if (noSort && reverse) {
+            warn.accept("input lines are always sorted with --reverse; --no-sort is ignored");
+        }
+        SortCheck sortCheck = noSort && !reverse ? new SortCheck() : null;
         for (String n : names) {
-            profiles.add(loadOne(n, warn));
+            profiles.add(loadOne(n, warn, sortCheck));
         }
         if (diff) {
             return Diff.of(lastColumn(profiles.get(0)), lastColumn(profiles.get(1)), normalize, stripHex);
@@ -285,11 +290,16 @@ final class FlamegraphCommand implements Callable<Integer> {
     }
 
     /** Folded input (plain or differential, decided by the first record) as flamegraph.pl reads it; other formats by the registry. */
-    private Profile loadOne(String name, java.util.function.Consumer<String> warn) throws IOException {
+    private Profile loadOne(String name, java.util.function.Consumer<String> warn, SortCheck sortCheck)
+            throws IOException {
         try (Input in = Input.open(name)) {
             ProfileFormat f = Formats.forInput(in, from);
             if (f.name().equals("folded") || f.name().equals("diff-folded")) {
                 java.lang.foreign.MemorySegment data = in.bytes();
+                long unsorted = sortCheck == null ? -1 : sortCheck.check(data);
+                if (unsorted > 0) {
+                    throw InputException.atLine(name, unsorted, "unsorted input lines detected (--no-sort promises sorted input)");
+                }
                 if (data.byteSize() == 0) {
                     return new Profile(); // FoldedReader's parallel split wants at least one byte
                 }

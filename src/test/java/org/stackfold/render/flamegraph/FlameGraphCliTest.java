@@ -244,6 +244,18 @@ class FlameGraphCliTest {
     }
 
     @Test
+    void noSortRejectsUnsortedInput() throws Exception {
+        Path unsorted = FlameGraphGoldenTest.resource(
+                "inferno/inputs/inferno__flamegraph__unsorted-input__perf-vertx-stacks-01-collapsed-all-unsorted.txt");
+        Run r = run("--no-sort", unsorted.toString());
+        assertThat(r.rc()).isEqualTo(1);
+        assertThat(r.err()).contains("unsorted input lines detected").contains("line");
+        Run ok = run("--no-sort", file("s.folded", "a;b 1\na;c 2\n\n# comment\nb 1\n").toString());
+        assertThat(ok.rc()).as(ok.err()).isZero();
+        assertThat(run("--no-sort", "--reverse", unsorted.toString()).rc()).isZero();
+    }
+
+    @Test
     void gzipInputIsReadOnce() throws Exception {
         Path gz = tmp.resolve("p.folded.gz");
         try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
