@@ -225,6 +225,21 @@ class FlameGraphCliTest {
         assertThat(r.parsed().frames()).filteredOn(f -> "--".equals(f.name())).allMatch(f -> f.fill().equals("rgb(160,160,160)"));
     }
 
+    /**
+     * Chain graphs: frames below the first "--" (the waker stack) are aqua, the rest blue. flamegraph.pl
+     * also appends a "--" frame to stacks that have none (a quirk we leave out).
+     */
+    @Test
+    void chainPaletteColoursWakers() throws Exception {
+        Path in = file("chain.folded", "sshd;read;schedule;--;irq;wake_up 3\nsshd;write 2\n");
+        SvgFrames.Parsed p = run("--colors", "chain", in.toString()).parsed();
+        SvgFrames.Frame wake = p.frames().stream().filter(f -> "wake_up".equals(f.name())).findFirst().orElseThrow();
+        assertThat(wake.fill()).isEqualTo("rgb(56,171,171)"); // aqua, as flamegraph.pl colours "wake_up_[w]"
+        SvgFrames.Frame read = p.frames().stream().filter(f -> "read".equals(f.name())).findFirst().orElseThrow();
+        assertThat(read.fill()).isEqualTo("rgb(136,136,252)"); // blue
+        assertThat(p.frames()).noneMatch(f -> "--".equals(f.name()) && f.count() == 2);
+    }
+
     @Test
     void colorModesAndConsistentPalette() throws Exception {
         Path in = file("c.folded", "main;a 3\nmain;b 2\n");

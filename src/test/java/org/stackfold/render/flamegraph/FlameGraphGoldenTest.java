@@ -102,7 +102,34 @@ class FlameGraphGoldenTest {
         c.add(perl("perl-labels", DIFF, "labels.svg", "--title", "Test <Title>", "--subtitle", "Sub & title", "--countname",
                 "bytes", "--nametype", "Func:", "--width", "800", "--height", "20", "--fontsize", "10", "--fonttype",
                 "Arial", "--bgcolors", "grey", "--notes", "some notes"));
+        // More flamegraph.pl options, generated here the same way (see resources README)
+        String df = "perl/inputs/" + DIFF, vx = "perl/inputs/" + VERTX;
+        c.add(extra("perl-x-inverted", vx, "inverted", "--inverted"));
+        c.add(extra("perl-x-factor", vx, "factor", "--factor", "2.5", "--hash"));
+        c.add(extra("perl-x-total", vx, "total", "--total", "1000", "--hash"));
+        c.add(extra("perl-x-negate", df, "negate", "--negate"));
+        c.add(extra("perl-x-io", vx, "io", "--colors", "io"));
+        c.add(extra("perl-x-wakeup", vx, "wakeup", "--colors", "wakeup"));
+        c.add(extra("perl-x-js", "perl-extra/fg__test__results__perf-js-stacks-01-collapsed-all.txt", "js", "--colors", "js"));
+        c.add(extra("perl-x-perl-palette", vx, "perlpal", "--colors", "perl"));
+        c.add(extra("perl-x-orange-hash", vx, "orange", "--colors", "orange", "--hash"));
+        c.add(extra("perl-x-minwidth-px", vx, "minwidthpx", "--minwidth", "5"));
+        c.add(extra("perl-x-geometry", vx, "geometry", "--width", "600", "--height", "12", "--fontsize", "9",
+                "--fontwidth", "0.5"));
+        c.add(extra("perl-x-flamechart-reverse", "perl/inputs/inferno__flamegraph__flamechart__flames.txt", "chartrev",
+                "--flamechart", "--reverse"));
+        c.add(extra("perl-x-names", df, "names", "--countname", "ms", "--nametype", "X"));
+        c.add(extra("perl-x-nameattr", "perl/inputs/" + CYCLES, "nameattr", "--hash", "--nameattr",
+                "@inferno/inputs/inferno__flamegraph__nameattr__nameattr.txt"));
+        c.add(extra("perl-x-java-reverse", "perl/inputs/fg__test__results__perf-java-stacks-01-collapsed-all.txt",
+                "javarev", "--reverse", "--colors", "java"));
+        c.add(extra("perl-x-purple-bg", vx, "purple", "--colors", "purple", "--bgcolors", "blue"));
+        c.add(extra("perl-x-green-icicle-negate", df, "yellowgreen", "--colors", "green", "--inverted", "--negate"));
         return c.stream();
+    }
+
+    private static Case extra(String id, String input, String expected, String... args) {
+        return new Case(id, "perl", input, "perl-extra/flamegraph.pl__" + expected + ".svg", true, List.of(args));
     }
 
     private static Case inf(String id, String input, String expected, boolean colours, String... args) {
