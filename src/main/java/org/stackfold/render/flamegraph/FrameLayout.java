@@ -86,28 +86,25 @@ final class FrameLayout {
                 }
             }
         }
-        // Visible nodes, numbered in id order (so parents before children).
+        // Visible nodes, numbered in id order (so parents before children), and in the same pass the
+        // children of visible nodes (visible or not: pruned siblings still take their width).
         int[] vis = new int[size]; // visible index + 1, 0 = pruned
         int visible = 1;
         vis[0] = 1;
         int candidates = 0;
+        int[] cand = new int[1024];
         for (int n = 1; n < size; n++) {
-            int p = tree.parent(n);
-            if (vis[p] != 0) {
-                candidates++;
+            if (vis[tree.parent(n)] != 0) {
+                if (candidates == cand.length) {
+                    cand = Arrays.copyOf(cand, candidates * 2);
+                }
+                cand[candidates++] = n;
                 if (total[n] >= threshold) {
                     vis[n] = ++visible;
                 }
             }
         }
-        // Children of visible nodes (visible or not), sorted by (parent, order key).
-        int[] cand = new int[candidates];
-        int k = 0;
-        for (int n = 1; n < size; n++) {
-            if (vis[tree.parent(n)] != 0) {
-                cand[k++] = n;
-            }
-        }
+        cand = Arrays.copyOf(cand, candidates);
         int[] rank = o.sortByWeight ? null : nameRanks(tree, frames, cand);
         if (o.sortByWeight) {
             Integer[] boxed = new Integer[candidates];

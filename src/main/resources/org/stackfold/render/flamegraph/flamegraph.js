@@ -4,7 +4,7 @@
 "use strict";
 var sf = (function () {
 	var cfg = typeof stackfold === "object" ? stackfold : {};
-	var svgNS = "http://www.w3.org/2000/svg", fgNS = "http://github.com/jonhoo/inferno";
+	var fgNS = "http://github.com/jonhoo/inferno";
 	var doc, svgRoot, framesEl, details, unzoomBtn, searchBtn, icBtn, matchedTxt;
 	var groups = [], rects = [], texts = [], names = [], titles = [];
 	var x0 = [], w0 = [], ys = [], fills = [];
