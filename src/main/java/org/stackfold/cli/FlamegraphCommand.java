@@ -66,10 +66,10 @@ final class FlamegraphCommand implements Callable<Integer> {
     String countName = "samples";
     @Option(names = "--nametype", paramLabel = "TEXT", description = "Prefix of the details line (default 'Function:').")
     String nameType = "Function:";
-    @Option(names = {"-c", "--colors"}, paramLabel = "PALETTE",
+    @Option(names = {"-c", "--colors", "--color"}, paramLabel = "PALETTE",
             description = "hot (default), mem, io, wakeup, chain, java, js, perl, python, rust, red, green, blue, aqua, yellow, purple, orange.")
     String colors = "hot";
-    @Option(names = "--bgcolors", paramLabel = "COLOR", description = "Background: yellow, blue, green, grey or #rrggbb (default by palette).")
+    @Option(names = {"--bgcolors", "--bgcolor"}, paramLabel = "COLOR", description = "Background: yellow, blue, green, grey or #rrggbb (default by palette).")
     String bgColors;
     @Option(names = "--hash", description = "Colour by a hash of the name (similar names, similar colours).")
     boolean hash;
@@ -134,6 +134,10 @@ final class FlamegraphCommand implements Callable<Integer> {
     boolean lenient;
     @Option(names = "--from", paramLabel = "FORMAT", description = "Input format when neither content nor name tells.")
     String from;
+    @Option(names = {"-q", "--quiet"}, description = "No warnings (errors still go to stderr).")
+    boolean quiet;
+    @Option(names = {"-v", "--verbose"}, hidden = true, description = "Accepted for inferno compatibility.")
+    boolean[] verbose = new boolean[0];
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -141,7 +145,7 @@ final class FlamegraphCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
-        java.util.function.Consumer<String> warn = w -> {
+        java.util.function.Consumer<String> warn = quiet ? w -> { } : w -> {
             err.println("stackfold: warning: " + w);
             err.flush();
         };

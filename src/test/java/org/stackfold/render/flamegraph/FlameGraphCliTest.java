@@ -271,6 +271,16 @@ class FlameGraphCliTest {
     }
 
     @Test
+    void flamegraphPlSpellingsAndQuiet() throws Exception {
+        Path in = file("q.folded", "main;a 3\n");
+        Run r = run("--color=java", "--bgcolor=grey", "--title=T", "-q", in.toString());
+        assertThat(r.rc()).as(r.err()).isZero();
+        assertThat(r.err()).isEmpty(); // the low-count warning is silenced
+        assertThat(r.parsed().byId("title").getTextContent()).isEqualTo("T");
+        assertThat(run(in.toString()).err()).contains("stack count is low");
+    }
+
+    @Test
     void gzipInputIsReadOnce() throws Exception {
         Path gz = tmp.resolve("p.folded.gz");
         try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
