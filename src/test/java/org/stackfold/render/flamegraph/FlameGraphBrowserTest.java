@@ -125,6 +125,42 @@ class FlameGraphBrowserTest {
     }
 
     @Test
+    void icicleZoomDimsAncestorsAbove() throws Exception {
+        FlameGraphOptions o = new FlameGraphOptions();
+        o.inverted = true;
+        Path f = svg("icicle", FOLDED, o);
+        browser.open(f.toUri().toString());
+        browser.click(groupSelector("a ("));
+        assertThat(rectWidth("a (")).isEqualTo(1180.0);
+        assertThat(rectWidth("b (")).isCloseTo(1180.0 / 4, org.assertj.core.data.Offset.offset(0.11));
+        assertThat((Boolean) js("return document.querySelector('#frames > g[data-i=\"" + indexOf("main (")
+                + "\"]').classList.contains('parent');")).isTrue();
+        assertThat(hidden("d (")).isTrue();
+    }
+
+    @Test
+    void zoomedLabelsAreCutAtTheConfiguredEnd() throws Exception {
+        String longName = "HEAD" + "x".repeat(300) + "TAIL";
+        String folded = "main;short;" + longName + " 1\nmain;other 999\n";
+        for (boolean right : new boolean[] {true, false}) {
+            FlameGraphOptions o = new FlameGraphOptions();
+            o.truncateTextRight = right;
+            o.minWidth = "0";
+            Path f = svg("cut-" + right, folded, o);
+            browser.open(f.toUri().toString());
+            js("sf.zoom(" + indexOf("short (") + "); return null;");
+            String label = (String) js("return document.querySelector('" + frameSelector("HEAD") + "').parentNode"
+                    + ".getElementsByTagName('text')[0].textContent;");
+            assertThat(label).hasSize((int) (1180 / (12 * 0.59)));
+            if (right) {
+                assertThat(label).startsWith("HEAD").endsWith("..");
+            } else {
+                assertThat(label).startsWith("..").endsWith("TAIL");
+            }
+        }
+    }
+
+    @Test
     void searchHighlightsCountsAndResets() throws Exception {
         Path f = svg("search", FOLDED, new FlameGraphOptions());
         browser.open(f.toUri().toString());
