@@ -144,6 +144,17 @@ final class FlamegraphCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try {
+            return draw();
+        } catch (OutOfMemoryError e) {
+            // picocli's handler sees Exceptions only: turn this into the one-line error every command gives.
+            throw new InputException("out of memory drawing the flame graph"
+                    + (reverse || flameChart ? " (--reverse and --flamechart build a second tree)" : "")
+                    + "; raise the heap with STACKFOLD_HEAP=4g");
+        }
+    }
+
+    private int draw() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         java.util.function.Consumer<String> warn = quiet ? w -> { } : w -> {
             err.println("stackfold: warning: " + w);

@@ -336,51 +336,47 @@ final class FrameLayout {
         long samples = total[0];
         long timeMax = timeMax(o, samples, warn);
         double threshold = threshold(o, Math.max(1, timeMax));
-        long[] before = diff ? t.totals(0) : null;
-        int visible = 0;
-        boolean[] vis = new boolean[t.size];
-        vis[0] = true;
-        visible = 1;
-        for (int n = 1; n < t.size; n++) {
-            if (vis[t.parent[n]] && total[n] >= threshold) {
-                vis[n] = true;
-                visible++;
-            }
-        }
-        FrameLayout l = new FrameLayout(visible, diff);
-        l.samples = samples;
-        l.timeMax = timeMax;
         long maxDelta = 1;
         if (diff) {
             for (int n = 1; n < t.size; n++) {
-                maxDelta = Math.max(maxDelta, Math.abs(t.self1[n] - t.self0[n]));
+                maxDelta = Math.max(maxDelta, Math.abs(t.self(n, 1) - t.self(n, 0)));
             }
         }
-        l.maxDelta = maxDelta;
+        // Drawn nodes: the draw index + 1 of each (parents come first, so one pass).
         int[] drawOf = new int[t.size];
+        drawOf[0] = 1;
+        int visible = 1;
+        for (int n = 1; n < t.size; n++) {
+            if (drawOf[t.parent(n)] != 0 && total[n] >= threshold) {
+                drawOf[n] = ++visible;
+            }
+        }
+        long[] before = diff ? t.totals(0) : null;
+        FrameLayout l = new FrameLayout(visible, diff);
+        l.samples = samples;
+        l.timeMax = timeMax;
+        l.maxDelta = maxDelta;
         int sep = o.palette == Palette.CHAIN ? separatorFrame(frames) : -2;
-        int at = 0;
         for (int n = 0; n < t.size; n++) {
-            if (!vis[n]) {
+            if (drawOf[n] == 0) {
                 continue;
             }
-            int idx = at++;
-            drawOf[n] = idx;
-            l.frame[idx] = n == 0 ? -1 : t.frame[n];
-            l.depth[idx] = t.depth[n];
-            l.start[idx] = t.start[n];
+            int idx = drawOf[n] - 1;
+            l.frame[idx] = n == 0 ? -1 : t.frame(n);
+            l.start[idx] = t.start(n);
             l.width[idx] = n == 0 ? timeMax : total[n];
             if (diff) {
-                l.delta[idx] = n == 0 ? 0 : t.self1[n] - t.self0[n];
+                l.delta[idx] = n == 0 ? 0 : t.self(n, 1) - t.self(n, 0);
                 l.before[idx] = before[n];
             }
-            if (n != 0 && t.parent[n] != 0) {
-                int pidx = drawOf[t.parent[n]];
-                l.waker[idx] = l.waker[pidx] || l.frame[pidx] == sep;
+            if (n != 0) {
+                int pidx = drawOf[t.parent(n)] - 1;
+                l.depth[idx] = l.depth[pidx] + 1;
+                l.waker[idx] = pidx != 0 && (l.waker[pidx] || l.frame[pidx] == sep);
             }
-            l.maxDepth = Math.max(l.maxDepth, t.depth[n]);
+            l.maxDepth = Math.max(l.maxDepth, l.depth[idx]);
         }
-        l.count = at;
+        l.count = visible;
         return l;
     }
 
