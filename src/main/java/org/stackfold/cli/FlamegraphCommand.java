@@ -149,7 +149,7 @@ final class FlamegraphCommand implements Callable<Integer> {
         } catch (OutOfMemoryError e) {
             // picocli's handler sees Exceptions only: turn this into the one-line error every command gives.
             throw new InputException("out of memory drawing the flame graph"
-                    + (reverse || flameChart ? " (--reverse and --flamechart build a second tree)" : "")
+                    + (reverse ? " (--reverse rebuilds the tree)" : "")
                     + "; raise the heap with STACKFOLD_HEAP=4g");
         }
     }
@@ -173,6 +173,22 @@ final class FlamegraphCommand implements Callable<Integer> {
                 if (flameChart) {
                     try (Input in = Input.open(ins.getFirst())) {
                         FlameGraph.renderChart(in, o, out.stream(), warn);
+                    }
+                } else if (streamable(ins, o)) {
+                    // --reverse/--base on folded input: rewrite each record while reading, never holding
+                    // the unrewritten tree (a reversed 1M-line profile fits the default heap).
+                    List<Input> opened = new ArrayList<>();
+                    try {
+                        for (String n : ins) {
+                            opened.add(Input.open(n));
+                        }
+                        Profile p = StackTransforms.readFolded(opened, o, warn);
+                        if (normalize) {
+                            StackTransforms.normalize(p.tree());
+                        }
+                        FlameGraph.render(p, o, out.stream(), warn, true);
+                    } finally {
+                        opened.forEach(Input::close);
                     }
                 } else {
                     FlameGraph.render(load(ins, warn), o, out.stream(), warn);
@@ -298,6 +314,22 @@ final class FlamegraphCommand implements Callable<Integer> {
             StackTransforms.normalize(first.tree());
         }
         return first;
+    }
+
+    /** Folded inputs that --reverse or --base will rewrite anyway: read them record by record. */
+    private boolean streamable(List<String> names, FlameGraphOptions o) throws IOException {
+        if (diff || noSort || !lenient || !(o.reverse || !o.base.isEmpty()) || names.stream().filter("-"::equals).count() > 1) {
+            return false;
+        }
+        for (String n : names) {
+            try (Input in = Input.open(n)) {
+                String f = Formats.forInput(in, from).name();
+                if (!f.equals("folded") && !f.equals("diff-folded")) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static Profile lastColumn(Profile p) {

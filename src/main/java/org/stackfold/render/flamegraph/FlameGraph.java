@@ -3,7 +3,6 @@ package org.stackfold.render.flamegraph;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.function.Consumer;
 import org.stackfold.format.folded.OrderedFoldedReader;
 import org.stackfold.io.Input;
@@ -31,12 +30,19 @@ public final class FlameGraph {
     public static void render(Profile profile, FlameGraphOptions o, OutputStream out, Consumer<String> warn)
             throws IOException {
         o.validate();
+        render(profile, o, out, warn, false);
+    }
+
+    /**
+     * Renders a profile; {@code rewritten}: the stacks already went through --base/--reverse (see
+     * {@link StackTransforms#readFolded}).
+     */
+    public static void render(Profile profile, FlameGraphOptions o, OutputStream out, Consumer<String> warn,
+                              boolean rewritten) throws IOException {
+        o.validate();
         CallTree tree = profile.tree();
-        if (!o.base.isEmpty()) {
-            tree = StackTransforms.base(tree, profile.frames(), new HashSet<>(o.base), o.inferno());
-        }
-        if (o.reverse) {
-            tree = StackTransforms.reverse(tree, profile.frames());
+        if (!rewritten && StackTransforms.needed(o)) {
+            tree = StackTransforms.apply(tree, profile.frames(), o);
         }
         long samples = tree.totalSamples(tree.weights() - 1);
         if (samples == 0) {

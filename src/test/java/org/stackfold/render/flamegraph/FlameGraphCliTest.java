@@ -280,6 +280,36 @@ class FlameGraphCliTest {
         assertThat(run(in.toString()).err()).contains("stack count is low");
     }
 
+    /** --reverse/--base rewrite records while reading (CLI) or an existing tree (API): same graph. */
+    @ParameterizedTest
+    @ValueSource(strings = {"--reverse", "--base", "--both"})
+    void rewritingWhileReadingEqualsRewritingTheTree(String mode) throws Exception {
+        Path in = FlameGraphGoldenTest.resource("inferno/inputs/inferno__flamegraph__base__flames.txt");
+        FlameGraphOptions o = new FlameGraphOptions();
+        List<String> args = new ArrayList<>();
+        if (!mode.equals("--base")) {
+            o.reverse = true;
+            args.add("--reverse");
+        }
+        if (!mode.equals("--reverse")) {
+            o.base.add("Final");
+            args.addAll(List.of("--base", "Final"));
+        }
+        args.add(in.toString());
+        Run cli = run(args.toArray(String[]::new));
+        org.stackfold.model.Profile p = new org.stackfold.format.folded.FoldedReader(
+                org.stackfold.format.folded.FoldedReader.Mode.AUTO, true, 2, w -> { })
+                .read(org.stackfold.io.Input.open(in.toString())).profile();
+        Path api = tmp.resolve("api.svg");
+        try (var out = Files.newOutputStream(api)) {
+            FlameGraph.render(p, o, out, w -> { });
+        }
+        List<String> a = cli.parsed().frames().stream().map(f -> f.title() + "@" + f.x() + "," + f.y()).sorted().toList();
+        List<String> b = SvgFrames.parse(Files.readAllBytes(api)).frames().stream()
+                .map(f -> f.title() + "@" + f.x() + "," + f.y()).sorted().toList();
+        assertThat(a).isNotEmpty().isEqualTo(b);
+    }
+
     @Test
     void gzipInputIsReadOnce() throws Exception {
         Path gz = tmp.resolve("p.folded.gz");
