@@ -149,7 +149,7 @@ final class FlamegraphCommand implements Callable<Integer> {
         } catch (OutOfMemoryError e) {
             // picocli's handler sees Exceptions only: turn this into the one-line error every command gives.
             throw new InputException("out of memory drawing the flame graph"
-                    + (reverse ? " (--reverse rebuilds the tree)" : "")
+                    + (reverse ? " (reversed stacks share fewer frames: the tree is larger)" : "")
                     + "; raise the heap with STACKFOLD_HEAP=4g");
         }
     }
