@@ -20,6 +20,8 @@ import org.stackfold.render.flamegraph.FlameGraph;
 import org.stackfold.render.flamegraph.FlameGraphOptions;
 import org.stackfold.render.flamegraph.NameAttributes;
 import org.stackfold.render.flamegraph.Palette;
+import org.stackfold.render.flamegraph.SortCheck;
+import org.stackfold.render.flamegraph.StackTransforms;
 import org.stackfold.transform.Merge;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -28,8 +30,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "flamegraph", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Draw an interactive SVG flame graph (or icicle graph, flame chart, differential graph).",
-                "Options are flamegraph.pl's (and inferno's for its additions); a folded file with two counts per",
-                "line (BEFORE AFTER) is drawn as a differential graph."},
+                "Options are flamegraph.pl's (and inferno's for its additions); a folded file with two counts "
+                        + "per line (BEFORE AFTER) is drawn as a differential graph."},
         footer = {"", "Examples:",
                 "  stackfold flamegraph profile.folded -o cpu.svg",
                 "  stackfold flamegraph --colors java --title 'My service' profile.folded > cpu.svg",
@@ -52,7 +54,7 @@ final class FlamegraphCommand implements Callable<Integer> {
     @Option(names = "--height", paramLabel = "PX", description = "Height of one frame row (default 16).")
     int height = 16;
     @Option(names = "--minwidth", paramLabel = "PX|PCT%",
-            description = "Omit frames narrower than this many pixels, or percent of the total with '%' (default 0.1; inferno: 0.01%%).")
+            description = "Omit frames narrower than this many pixels, or this percent of the total with a %% suffix (default 0.1; inferno: 0.01%%).")
     String minWidth;
     @Option(names = "--fonttype", paramLabel = "FONT", description = "Font family (default Verdana; inferno: monospace).")
     String fontType;
@@ -64,10 +66,10 @@ final class FlamegraphCommand implements Callable<Integer> {
     String countName = "samples";
     @Option(names = "--nametype", paramLabel = "TEXT", description = "Prefix of the details line (default 'Function:').")
     String nameType = "Function:";
-    @Option(names = {"-c", "--colors"}, paramLabel = "PALETTE",
+    @Option(names = {"-c", "--colors", "--color"}, paramLabel = "PALETTE",
             description = "hot (default), mem, io, wakeup, chain, java, js, perl, python, rust, red, green, blue, aqua, yellow, purple, orange.")
     String colors = "hot";
-    @Option(names = "--bgcolors", paramLabel = "COLOR", description = "Background: yellow, blue, green, grey or #rrggbb (default by palette).")
+    @Option(names = {"--bgcolors", "--bgcolor"}, paramLabel = "COLOR", description = "Background: yellow, blue, green, grey or #rrggbb (default by palette).")
     String bgColors;
     @Option(names = "--hash", description = "Colour by a hash of the name (similar names, similar colours).")
     boolean hash;
@@ -119,11 +121,11 @@ final class FlamegraphCommand implements Callable<Integer> {
     boolean noJavascript;
     @Option(names = "--pretty-xml", description = "Indent the frame elements.")
     boolean prettyXml;
-    @Option(names = "--no-sort", hidden = true, description = "Accepted for inferno compatibility; input is always sorted.")
+    @Option(names = "--no-sort", description = "inferno: promise the input is sorted; unsorted lines are an error (the graph is the same).")
     boolean noSort;
     @Option(names = "--diff", description = "Two inputs, BEFORE and AFTER: draw AFTER coloured by the change.")
     boolean diff;
-    @Option(names = {"-n", "--normalize"}, description = "With --diff: scale BEFORE to AFTER's total first.")
+    @Option(names = {"-n", "--normalize"}, description = "Differential: scale BEFORE to AFTER's total first.")
     boolean normalize;
     @Option(names = {"-s", "--strip-hex"}, description = "With --diff: replace hex addresses before matching stacks.")
     boolean stripHex;
@@ -132,14 +134,29 @@ final class FlamegraphCommand implements Callable<Integer> {
     boolean lenient;
     @Option(names = "--from", paramLabel = "FORMAT", description = "Input format when neither content nor name tells.")
     String from;
+    @Option(names = {"-q", "--quiet"}, description = "No warnings (errors still go to stderr).")
+    boolean quiet;
+    @Option(names = {"-v", "--verbose"}, hidden = true, description = "Accepted for inferno compatibility.")
+    boolean[] verbose = new boolean[0];
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
+        try {
+            return draw();
+        } catch (OutOfMemoryError e) {
+            // picocli's handler sees Exceptions only: turn this into the one-line error every command gives.
+            throw new InputException("out of memory drawing the flame graph"
+                    + (reverse ? " (reversed stacks share fewer frames: the tree is larger)" : "")
+                    + "; raise the heap with STACKFOLD_HEAP=4g");
+        }
+    }
+
+    private int draw() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
-        java.util.function.Consumer<String> warn = w -> {
+        java.util.function.Consumer<String> warn = quiet ? w -> { } : w -> {
             err.println("stackfold: warning: " + w);
             err.flush();
         };
@@ -156,6 +173,22 @@ final class FlamegraphCommand implements Callable<Integer> {
                 if (flameChart) {
                     try (Input in = Input.open(ins.getFirst())) {
                         FlameGraph.renderChart(in, o, out.stream(), warn);
+                    }
+                } else if (streamable(ins, o)) {
+                    // --reverse/--base on folded input: rewrite each record while reading, never holding
+                    // the unrewritten tree (a reversed 1M-line profile fits the default heap).
+                    List<Input> opened = new ArrayList<>();
+                    try {
+                        for (String n : ins) {
+                            opened.add(Input.open(n));
+                        }
+                        Profile p = StackTransforms.readFolded(opened, o, warn);
+                        if (normalize) {
+                            StackTransforms.normalize(p.tree());
+                        }
+                        FlameGraph.render(p, o, out.stream(), warn, true);
+                    } finally {
+                        opened.forEach(Input::close);
                     }
                 } else {
                     FlameGraph.render(load(ins, warn), o, out.stream(), warn);
@@ -260,8 +293,12 @@ final class FlamegraphCommand implements Callable<Integer> {
             throw new InputException("standard input ('-') can be read only once");
         }
         List<Profile> profiles = new ArrayList<>();
+        if (noSort && reverse) {
+            warn.accept("input lines are always sorted with --reverse; --no-sort is ignored");
+        }
+        SortCheck sortCheck = noSort && !reverse ? new SortCheck() : null;
         for (String n : names) {
-            profiles.add(loadOne(n, warn));
+            profiles.add(loadOne(n, warn, sortCheck));
         }
         if (diff) {
             return Diff.of(lastColumn(profiles.get(0)), lastColumn(profiles.get(1)), normalize, stripHex);
@@ -273,7 +310,26 @@ final class FlamegraphCommand implements Callable<Integer> {
             }
             Merge.into(first, profiles.get(i));
         }
+        if (normalize) {
+            StackTransforms.normalize(first.tree());
+        }
         return first;
+    }
+
+    /** Folded inputs that --reverse or --base will rewrite anyway: read them record by record. */
+    private boolean streamable(List<String> names, FlameGraphOptions o) throws IOException {
+        if (diff || noSort || !lenient || !(o.reverse || !o.base.isEmpty()) || names.stream().filter("-"::equals).count() > 1) {
+            return false;
+        }
+        for (String n : names) {
+            try (Input in = Input.open(n)) {
+                String f = Formats.forInput(in, from).name();
+                if (!f.equals("folded") && !f.equals("diff-folded")) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static Profile lastColumn(Profile p) {
@@ -281,14 +337,26 @@ final class FlamegraphCommand implements Callable<Integer> {
     }
 
     /** Folded input (plain or differential, decided by the first record) as flamegraph.pl reads it; other formats by the registry. */
-    private Profile loadOne(String name, java.util.function.Consumer<String> warn) throws IOException {
+    private Profile loadOne(String name, java.util.function.Consumer<String> warn, SortCheck sortCheck)
+            throws IOException {
         try (Input in = Input.open(name)) {
             ProfileFormat f = Formats.forInput(in, from);
             if (f.name().equals("folded") || f.name().equals("diff-folded")) {
+                java.lang.foreign.MemorySegment data = in.bytes();
+                long unsorted = sortCheck == null ? -1 : sortCheck.check(data);
+                if (unsorted > 0) {
+                    throw InputException.atLine(name, unsorted, "unsorted input lines detected (--no-sort promises sorted input)");
+                }
+                if (data.byteSize() == 0) {
+                    return new Profile(); // FoldedReader's parallel split wants at least one byte
+                }
+                // stdin and gzip can be read once: hand the reader the bytes already in memory.
+                Input src = in.isMappable() ? in
+                        : Input.ofBytes(in.name(), (byte[]) data.heapBase().orElseThrow());
                 FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
                 return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), warn)
-                        .read(in).profile();
+                        .read(src).profile();
             }
             if (!f.canRead()) {
                 throw new InputException(name + ": format " + f.name() + " cannot be read");

@@ -3,7 +3,6 @@ package org.stackfold.render.flamegraph;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.function.Consumer;
 import org.stackfold.format.folded.OrderedFoldedReader;
 import org.stackfold.io.Input;
@@ -31,12 +30,19 @@ public final class FlameGraph {
     public static void render(Profile profile, FlameGraphOptions o, OutputStream out, Consumer<String> warn)
             throws IOException {
         o.validate();
+        render(profile, o, out, warn, false);
+    }
+
+    /**
+     * Renders a profile; {@code rewritten}: the stacks already went through --base/--reverse (see
+     * {@link StackTransforms#readFolded}).
+     */
+    public static void render(Profile profile, FlameGraphOptions o, OutputStream out, Consumer<String> warn,
+                              boolean rewritten) throws IOException {
+        o.validate();
         CallTree tree = profile.tree();
-        if (!o.base.isEmpty()) {
-            tree = StackTransforms.base(tree, profile.frames(), new HashSet<>(o.base), o.inferno());
-        }
-        if (o.reverse) {
-            tree = StackTransforms.reverse(tree);
+        if (!rewritten && StackTransforms.needed(o)) {
+            tree = StackTransforms.apply(tree, profile.frames(), o);
         }
         long samples = tree.totalSamples(tree.weights() - 1);
         if (samples == 0) {
@@ -55,8 +61,22 @@ public final class FlameGraph {
             throws IOException {
         o.validate();
         FrameTable frames = new FrameTable();
-        RecordList records = new RecordList();
-        OrderedFoldedReader.Stats stats = OrderedFoldedReader.read(in, frames, records::add);
+        ChartTree[] chart = {null};
+        int[][] buf = {new int[64]};
+        boolean reverse = o.reverse;
+        // inferno draws the last line leftmost, so it needs all records before building; flamegraph.pl
+        // draws the first leftmost and the chart is built while reading.
+        RecordList records = o.inferno() ? new RecordList() : null;
+        OrderedFoldedReader.Stats stats = OrderedFoldedReader.read(in, frames, (ids, depth, count, count2) -> {
+            if (records != null) {
+                records.add(ids, depth, count, count2);
+                return;
+            }
+            if (chart[0] == null) {
+                chart[0] = new ChartTree(count2 >= 0);
+            }
+            add(chart[0], ids, 0, depth, reverse, buf, count2 >= 0 ? count : 0, count2 >= 0 ? count2 : count);
+        });
         if (stats.skipped() > 0) {
             warn.accept(in.name() + ": ignored " + stats.skipped() + " lines with invalid format");
         }
@@ -64,29 +84,23 @@ public final class FlameGraph {
             warn.accept(in.name() + ": fractional sample counts were truncated to integers"
                     + " (scale the counts up and use --factor to keep the precision)");
         }
-        ChartTree chart = new ChartTree(stats.differential());
-        // inferno draws the last line leftmost; flamegraph.pl the first.
-        boolean backwards = o.inferno();
-        int[] buf = new int[64];
-        for (int k = 0; k < records.size; k++) {
-            int r = backwards ? records.size - 1 - k : k;
-            int from = records.offset[r];
-            int to = records.offset[r + 1];
-            int n = to - from;
-            if (buf.length < n) {
-                buf = new int[n * 2];
+        if (records != null) {
+            chart[0] = new ChartTree(stats.differential());
+            for (int r = records.size - 1; r >= 0; r--) {
+                add(chart[0], records.frames, records.offset[r], records.offset[r + 1], reverse, buf, records.before[r],
+                        records.after[r]);
             }
-            for (int j = 0; j < n; j++) {
-                buf[j] = records.frames[o.reverse ? to - 1 - j : from + j];
-            }
-            chart.add(buf, 0, n, records.before[r], records.after[r]);
         }
-        long samples = chart.totals(stats.differential() ? 1 : 0)[0];
+        if (chart[0] == null) {
+            chart[0] = new ChartTree(false);
+        }
+        ChartTree tree = chart[0];
+        long samples = tree.totals(tree.differential ? 1 : 0)[0];
         if (samples == 0) {
             new SvgWriter(o, out).writeEmpty();
             throw new EmptyProfileException();
         }
-        FrameLayout layout = FrameLayout.of(chart, frames, o, warn);
+        FrameLayout layout = FrameLayout.of(tree, frames, o, warn);
         write(layout, frames, o, out, warn);
     }
 
@@ -97,6 +111,20 @@ public final class FlameGraph {
         if (map != null) {
             map.save(Path.of(o.paletteFile));
         }
+    }
+
+    /** Adds one record to the chart, its frames reversed for --reverse. */
+    private static void add(ChartTree chart, int[] ids, int from, int to, boolean reverse, int[][] buf, long before,
+                            long after) {
+        int n = to - from;
+        if (buf[0].length < n) {
+            buf[0] = new int[n * 2];
+        }
+        int[] b = buf[0];
+        for (int j = 0; j < n; j++) {
+            b[j] = ids[reverse ? to - 1 - j : from + j];
+        }
+        chart.add(b, 0, n, before, after);
     }
 
     /** Records of an ordered read, flattened. */

@@ -134,59 +134,32 @@ final class FrameColors {
         return 1 - vector / max;
     }
 
-    /** inferno's namehash: bytes, single precision, same idea. */
+    /**
+     * inferno's namehash: bytes, single precision. The first three bytes are weighted; when a
+     * backtick follows the first byte anywhere (a "module`" prefix), the three bytes after it instead.
+     */
     static float namehashInferno(byte[] name, boolean reversed) {
         int n = name.length;
-        int[] pos = {0};
-        java.util.function.IntSupplier next = () -> pos[0] < n ? (name[reversed ? n - 1 - pos[0]++ : pos[0]++] & 0xFF) : -1;
-        float[] st = {0f, 1f, 1f, 10f}; // vector, weight, max, modulo
-        java.util.function.IntConsumer update = c -> {
-            float i = (float) (c % (int) st[3]);
-            st[0] += (i / (st[3] - 1)) * st[1];
-            st[3] += 1;
-            st[2] += st[1];
-            st[1] *= 0.70f;
-        };
-        int first = next.getAsInt();
-        if (first < 0) {
-            return 1f - st[0] / st[2];
-        }
-        update.accept(first);
-        boolean module = false;
-        for (int k = 0; k < 2; k++) {
-            int c = next.getAsInt();
-            if (c < 0) {
+        int from = 0;
+        for (int k = 1; k < n; k++) {
+            if (at(name, k, reversed) == '`') {
+                from = k + 1;
                 break;
             }
-            if (c == '`') {
-                module = true;
-                break;
-            }
-            update.accept(c);
         }
-        if (!module) {
-            int c;
-            while ((c = next.getAsInt()) >= 0) {
-                if (c == '`') {
-                    module = true;
-                    break;
-                }
-            }
+        float vector = 0f, weight = 1f, max = 1f, modulo = 10f;
+        for (int k = from; k < Math.min(n, from + 3); k++) {
+            float i = (float) (at(name, k, reversed) % (int) modulo);
+            vector += (i / (modulo - 1)) * weight;
+            modulo += 1;
+            max += weight;
+            weight *= 0.70f;
         }
-        if (module) {
-            st[0] = 0f;
-            st[1] = 1f;
-            st[2] = 1f;
-            st[3] = 10f;
-            for (int k = 0; k < 3; k++) {
-                int c = next.getAsInt();
-                if (c < 0) {
-                    break;
-                }
-                update.accept(c);
-            }
-        }
-        return 1f - st[0] / st[2];
+        return 1f - vector / max;
+    }
+
+    private static int at(byte[] b, int k, boolean reversed) {
+        return b[reversed ? b.length - 1 - k : k] & 0xFF;
     }
 
     /** inferno's --deterministic: FNV-1a 64 of the name, then two more multiply steps. */

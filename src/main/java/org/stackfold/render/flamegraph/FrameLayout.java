@@ -86,28 +86,25 @@ final class FrameLayout {
                 }
             }
         }
-        // Visible nodes, numbered in id order (so parents before children).
+        // Visible nodes, numbered in id order (so parents before children), and in the same pass the
+        // children of visible nodes (visible or not: pruned siblings still take their width).
         int[] vis = new int[size]; // visible index + 1, 0 = pruned
         int visible = 1;
         vis[0] = 1;
         int candidates = 0;
+        int[] cand = new int[1024];
         for (int n = 1; n < size; n++) {
-            int p = tree.parent(n);
-            if (vis[p] != 0) {
-                candidates++;
+            if (vis[tree.parent(n)] != 0) {
+                if (candidates == cand.length) {
+                    cand = Arrays.copyOf(cand, candidates * 2);
+                }
+                cand[candidates++] = n;
                 if (total[n] >= threshold) {
                     vis[n] = ++visible;
                 }
             }
         }
-        // Children of visible nodes (visible or not), sorted by (parent, order key).
-        int[] cand = new int[candidates];
-        int k = 0;
-        for (int n = 1; n < size; n++) {
-            if (vis[tree.parent(n)] != 0) {
-                cand[k++] = n;
-            }
-        }
+        cand = Arrays.copyOf(cand, candidates);
         int[] rank = o.sortByWeight ? null : nameRanks(tree, frames, cand);
         if (o.sortByWeight) {
             Integer[] boxed = new Integer[candidates];
@@ -339,51 +336,47 @@ final class FrameLayout {
         long samples = total[0];
         long timeMax = timeMax(o, samples, warn);
         double threshold = threshold(o, Math.max(1, timeMax));
-        long[] before = diff ? t.totals(0) : null;
-        int visible = 0;
-        boolean[] vis = new boolean[t.size];
-        vis[0] = true;
-        visible = 1;
-        for (int n = 1; n < t.size; n++) {
-            if (vis[t.parent[n]] && total[n] >= threshold) {
-                vis[n] = true;
-                visible++;
-            }
-        }
-        FrameLayout l = new FrameLayout(visible, diff);
-        l.samples = samples;
-        l.timeMax = timeMax;
         long maxDelta = 1;
         if (diff) {
             for (int n = 1; n < t.size; n++) {
-                maxDelta = Math.max(maxDelta, Math.abs(t.self1[n] - t.self0[n]));
+                maxDelta = Math.max(maxDelta, Math.abs(t.self(n, 1) - t.self(n, 0)));
             }
         }
-        l.maxDelta = maxDelta;
+        // Drawn nodes: the draw index + 1 of each (parents come first, so one pass).
         int[] drawOf = new int[t.size];
+        drawOf[0] = 1;
+        int visible = 1;
+        for (int n = 1; n < t.size; n++) {
+            if (drawOf[t.parent(n)] != 0 && total[n] >= threshold) {
+                drawOf[n] = ++visible;
+            }
+        }
+        long[] before = diff ? t.totals(0) : null;
+        FrameLayout l = new FrameLayout(visible, diff);
+        l.samples = samples;
+        l.timeMax = timeMax;
+        l.maxDelta = maxDelta;
         int sep = o.palette == Palette.CHAIN ? separatorFrame(frames) : -2;
-        int at = 0;
         for (int n = 0; n < t.size; n++) {
-            if (!vis[n]) {
+            if (drawOf[n] == 0) {
                 continue;
             }
-            int idx = at++;
-            drawOf[n] = idx;
-            l.frame[idx] = n == 0 ? -1 : t.frame[n];
-            l.depth[idx] = t.depth[n];
-            l.start[idx] = t.start[n];
+            int idx = drawOf[n] - 1;
+            l.frame[idx] = n == 0 ? -1 : t.frame(n);
+            l.start[idx] = t.start(n);
             l.width[idx] = n == 0 ? timeMax : total[n];
             if (diff) {
-                l.delta[idx] = n == 0 ? 0 : t.self1[n] - t.self0[n];
+                l.delta[idx] = n == 0 ? 0 : t.self(n, 1) - t.self(n, 0);
                 l.before[idx] = before[n];
             }
-            if (n != 0 && t.parent[n] != 0) {
-                int pidx = drawOf[t.parent[n]];
-                l.waker[idx] = l.waker[pidx] || l.frame[pidx] == sep;
+            if (n != 0) {
+                int pidx = drawOf[t.parent(n)] - 1;
+                l.depth[idx] = l.depth[pidx] + 1;
+                l.waker[idx] = pidx != 0 && (l.waker[pidx] || l.frame[pidx] == sep);
             }
-            l.maxDepth = Math.max(l.maxDepth, t.depth[n]);
+            l.maxDepth = Math.max(l.maxDepth, l.depth[idx]);
         }
-        l.count = at;
+        l.count = visible;
         return l;
     }
 

@@ -32,12 +32,13 @@ final class SvgWriter {
         this.out = out;
     }
 
+    /** Top padding: title, subtitle (flamegraph.pl forgets it in icicle mode and overlaps it; we don't). */
     private double ypad1() {
         double sub = o.subtitle != null ? o.fontSize * 2 : 0;
         if (o.inferno() && o.inverted) {
-            return o.fontSize * 4 + sub + 4;
+            return o.fontSize * 4 + sub + 4; // inferno puts the details line at the top of icicle graphs
         }
-        return o.fontSize * 3 + (o.inferno() ? sub : 0);
+        return o.fontSize * 3 + sub;
     }
 
     private double ypad2() {
@@ -45,11 +46,7 @@ final class SvgWriter {
     }
 
     private double imageHeight(int maxDepth) {
-        double h = (maxDepth + 1) * (double) o.frameHeight + ypad1() + ypad2();
-        if (o.subtitle != null && !o.inferno()) {
-            h += o.fontSize * 2;
-        }
-        return h;
+        return (maxDepth + 1) * (double) o.frameHeight + ypad1() + ypad2();
     }
 
     /** The "no stack counts" SVG both tools write for empty input. */
@@ -146,12 +143,14 @@ final class SvgWriter {
         boolean indent = o.prettyXml;
         int[] order = o.inferno() ? l.infernoOrder() : null;
         String[] nameCache = new String[frames.size()];
+        String[] escapedCache = new String[frames.size()]; // the label name, XML-escaped, once per frame id
         Map<String, NameAttributes.Attrs> attrs = o.nameAttributes;
         for (int k = 0; k < l.count; k++) {
             int i = order == null ? k : order[k];
             int f = l.frame[i];
             String raw = f < 0 ? "" : nameCache[f] != null ? nameCache[f] : (nameCache[f] = xmlSafe(frames.name(f)));
             String name = deannotate(raw);
+            String escaped = f < 0 ? "" : escapedCache[f] != null ? escapedCache[f] : (escapedCache[f] = escape(name));
             int d = l.depth[i];
             long startS = l.start[i];
             long widthS = l.width[i];
@@ -175,6 +174,12 @@ final class SvgWriter {
                     sb.append('"');
                 }
             }
+            if (a != null && a.title() != null) {
+                // the tooltip is replaced: keep the name for the script's labels and search
+                sb.append(" data-name=\"");
+                attr(name);
+                sb.append('"');
+            }
             sb.append(">\n");
             if (indent) {
                 sb.append("    ");
@@ -183,7 +188,7 @@ final class SvgWriter {
             if (a != null && a.title() != null) {
                 text(a.title());
             } else {
-                title(l, i, f < 0, name);
+                title(l, i, f < 0, escaped);
             }
             sb.append("</title>");
             if (indent) {
@@ -236,7 +241,7 @@ final class SvgWriter {
             sb.append("\">");
             // inferno measures the label room against the full image width, not the frames' width.
             double room = o.inferno() ? (double) widthS / l.timeMax * o.width / glyph : (x2 - x1) / glyph;
-            label(name, f < 0, room);
+            label(name, escaped, f < 0, room);
             sb.append("</text>\n").append(link ? "</a>\n" : "</g>\n");
             if (sb.length() > FLUSH_AT) {
                 flush(false);
@@ -245,7 +250,7 @@ final class SvgWriter {
     }
 
     /** The text shown inside a frame: the name cut to what fits, ".." marking the cut. */
-    private void label(String name, boolean root, double fit) {
+    private void label(String name, String escaped, boolean root, double fit) {
         int chars = (int) fit;
         if (chars < 3 || root) {
             return;
@@ -253,7 +258,7 @@ final class SvgWriter {
         int len = name.codePointCount(0, name.length());
         boolean fits = o.inferno() ? name.getBytes(StandardCharsets.UTF_8).length < chars : chars >= len;
         if (fits) {
-            text(name);
+            sb.append(escaped);
             return;
         }
         int keep = chars - 2;
@@ -262,7 +267,8 @@ final class SvgWriter {
         sb.append("..");
     }
 
-    private void title(FrameLayout l, int i, boolean root, String name) {
+    /** {@code escapedName}: already XML-escaped. */
+    private void title(FrameLayout l, int i, boolean root, String escapedName) {
         long samples = roundCount(l.width[i] * o.factor);
         if (root) {
             sb.append("all (");
@@ -272,7 +278,7 @@ final class SvgWriter {
             sb.append(", 100%)");
             return;
         }
-        text(name);
+        sb.append(escapedName);
         sb.append(" (");
         grouped(samples);
         sb.append(' ');
@@ -366,12 +372,13 @@ final class SvgWriter {
         return f;
     }
 
-    /** Generic CSS families unquoted; anything else quoted, as a CSS string. */
+    /** Single-word families (generic ones included) as they are; anything else as a CSS string (as inferno). */
     private static String cssFont(String font) {
-        if (font.matches("[A-Za-z][A-Za-z0-9 ,-]*")) {
+        if (font.matches("[A-Za-z][A-Za-z0-9-]*")) {
             return font;
         }
-        return "'" + font.replace("\\", "\\\\").replace("'", "\\'").replace(";", "\\;") + "'";
+        return "\"" + font.replace("\\", "\\\\").replace("\"", "\\\"").replace("<", "\\3C ")
+                .replace("}", "\\7D ") + "\"";
     }
 
     /** Replaces characters XML 1.0 cannot carry by U+FFFD. */
@@ -402,6 +409,14 @@ final class SvgWriter {
 
     private static String attrName(String k) {
         return k.matches("[A-Za-z_][A-Za-z0-9_.:-]*") ? k : "data-invalid";
+    }
+
+    private String escape(String s) {
+        int start = sb.length();
+        text(s);
+        String e = sb.substring(start);
+        sb.setLength(start);
+        return e;
     }
 
     private void text(String s) {
@@ -498,6 +513,11 @@ final class SvgWriter {
     private void num(double v) {
         if (v == Math.rint(v) && Math.abs(v) < 1e15) {
             sb.append((long) v);
+            return;
+        }
+        double t = v * 10;
+        if (t == Math.rint(t) && Math.abs(t) < 1e15) {
+            tenths((long) t); // the common 207.5
             return;
         }
         String s = String.format(java.util.Locale.ROOT, "%.4f", v);

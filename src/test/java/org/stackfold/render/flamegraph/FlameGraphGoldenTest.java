@@ -102,7 +102,34 @@ class FlameGraphGoldenTest {
         c.add(perl("perl-labels", DIFF, "labels.svg", "--title", "Test <Title>", "--subtitle", "Sub & title", "--countname",
                 "bytes", "--nametype", "Func:", "--width", "800", "--height", "20", "--fontsize", "10", "--fonttype",
                 "Arial", "--bgcolors", "grey", "--notes", "some notes"));
+        // More flamegraph.pl options, generated here the same way (see resources README)
+        String df = "perl/inputs/" + DIFF, vx = "perl/inputs/" + VERTX;
+        c.add(extra("perl-x-inverted", vx, "inverted", "--inverted"));
+        c.add(extra("perl-x-factor", vx, "factor", "--factor", "2.5", "--hash"));
+        c.add(extra("perl-x-total", vx, "total", "--total", "1000", "--hash"));
+        c.add(extra("perl-x-negate", df, "negate", "--negate"));
+        c.add(extra("perl-x-io", vx, "io", "--colors", "io"));
+        c.add(extra("perl-x-wakeup", vx, "wakeup", "--colors", "wakeup"));
+        c.add(extra("perl-x-js", "perl-extra/fg__test__results__perf-js-stacks-01-collapsed-all.txt", "js", "--colors", "js"));
+        c.add(extra("perl-x-perl-palette", vx, "perlpal", "--colors", "perl"));
+        c.add(extra("perl-x-orange-hash", vx, "orange", "--colors", "orange", "--hash"));
+        c.add(extra("perl-x-minwidth-px", vx, "minwidthpx", "--minwidth", "5"));
+        c.add(extra("perl-x-geometry", vx, "geometry", "--width", "600", "--height", "12", "--fontsize", "9",
+                "--fontwidth", "0.5"));
+        c.add(extra("perl-x-flamechart-reverse", "perl/inputs/inferno__flamegraph__flamechart__flames.txt", "chartrev",
+                "--flamechart", "--reverse"));
+        c.add(extra("perl-x-names", df, "names", "--countname", "ms", "--nametype", "X"));
+        c.add(extra("perl-x-nameattr", "perl/inputs/" + CYCLES, "nameattr", "--hash", "--nameattr",
+                "@inferno/inputs/inferno__flamegraph__nameattr__nameattr.txt"));
+        c.add(extra("perl-x-java-reverse", "perl/inputs/fg__test__results__perf-java-stacks-01-collapsed-all.txt",
+                "javarev", "--reverse", "--colors", "java"));
+        c.add(extra("perl-x-purple-bg", vx, "purple", "--colors", "purple", "--bgcolors", "blue"));
+        c.add(extra("perl-x-green-icicle-negate", df, "yellowgreen", "--colors", "green", "--inverted", "--negate"));
         return c.stream();
+    }
+
+    private static Case extra(String id, String input, String expected, String... args) {
+        return new Case(id, "perl", input, "perl-extra/flamegraph.pl__" + expected + ".svg", true, List.of(args));
     }
 
     private static Case inf(String id, String input, String expected, boolean colours, String... args) {
@@ -205,7 +232,72 @@ class FlameGraphGoldenTest {
                 check(problems, where + "attribute " + e.getKey(), g.containerAttrs().get(e.getKey()), e.getValue());
             }
         }
+        chrome(problems, want, got);
         assertThat(problems).as(c.id() + ": " + problems.size() + " differences").isEmpty();
+    }
+
+    /** Everything around the frames that an option sets: background, texts, fonts, notes, colours. */
+    private static void chrome(List<String> problems, SvgFrames.Parsed want, SvgFrames.Parsed got) {
+        check(problems, "background", stops(got), stops(want));
+        check(problems, "title", text(got, "title"), text(want, "title"));
+        check(problems, "subtitle", text(got, "subtitle"), text(want, "subtitle"));
+        check(problems, "font-family", css(got, "font-family:([^;}]+)"), css(want, "font-family:([^;}]+)"));
+        check(problems, "font-size", css(got, "text \\{[^}]*font-size:([^;}]+)"), css(want, "text \\{[^}]*font-size:([^;}]+)"));
+        check(problems, "notes", notes(got), notes(want));
+        check(problems, "search colour", script(got, "searchcolor\\s*[=:]\\s*['\"]([^'\"]+)"),
+                script(want, "searchcolor\\s*[=:]\\s*['\"]([^'\"]+)"));
+        check(problems, "ui colour", uiColor(got), uiColor(want));
+    }
+
+    private static List<String> stops(SvgFrames.Parsed p) {
+        List<String> out = new ArrayList<>();
+        var stops = p.doc().getElementsByTagName("stop");
+        for (int i = 0; i < stops.getLength(); i++) {
+            out.add(((org.w3c.dom.Element) stops.item(i)).getAttribute("stop-color"));
+        }
+        return out;
+    }
+
+    private static String text(SvgFrames.Parsed p, String id) {
+        var e = p.byId(id);
+        return e == null ? null : e.getTextContent();
+    }
+
+    private static String style(SvgFrames.Parsed p) {
+        var st = p.doc().getElementsByTagName("style");
+        return st.getLength() == 0 ? "" : st.item(0).getTextContent();
+    }
+
+    private static String css(SvgFrames.Parsed p, String regex) {
+        var m = java.util.regex.Pattern.compile(regex).matcher(style(p));
+        return m.find() ? m.group(1).trim().replace("\"", "").replace("'", "") : null;
+    }
+
+    private static String script(SvgFrames.Parsed p, String regex) {
+        var sc = p.doc().getElementsByTagName("script");
+        String text = sc.getLength() == 0 ? "" : sc.item(0).getTextContent();
+        var m = java.util.regex.Pattern.compile(regex).matcher(text);
+        return m.find() ? m.group(1) : "rgb(230,0,230)"; // perl's script is not in its reference copies
+    }
+
+    private static String uiColor(SvgFrames.Parsed p) {
+        var t = p.byId("title");
+        if (t != null && !t.getAttribute("fill").isEmpty()) {
+            return t.getAttribute("fill");
+        }
+        return css(p, "text \\{[^}]*fill:([^;}]+)");
+    }
+
+    private static String notes(SvgFrames.Parsed p) {
+        var kids = p.doc().getDocumentElement().getChildNodes();
+        for (int i = 0; i < kids.getLength(); i++) {
+            if (kids.item(i) instanceof org.w3c.dom.Comment cm && cm.getData().contains("NOTES:")) {
+                String d = cm.getData();
+                return d.substring(d.indexOf("NOTES:") + 6).trim().replace("&lt;", "<").replace("&gt;", ">")
+                        .replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&");
+            }
+        }
+        return null;
     }
 
     private static void check(List<String> problems, String what, Object got, Object want) {
