@@ -311,6 +311,22 @@ class FlameGraphCliTest {
     }
 
     @Test
+    void helpListsOptionsWithoutFormatWarnings() throws Exception {
+        java.io.PrintStream saved = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        StringWriter out = new StringWriter();
+        try {
+            System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+            assertThat(Main.run(new String[] {"flamegraph", "--help"}, new PrintWriter(out), new PrintWriter(new StringWriter())))
+                    .isZero();
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+        assertThat(out.toString()).contains("--minwidth", "--colors", "--flamechart", "--deterministic", "--zoom-percent");
+    }
+
+    @Test
     void gzipInputIsReadOnce() throws Exception {
         Path gz = tmp.resolve("p.folded.gz");
         try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
