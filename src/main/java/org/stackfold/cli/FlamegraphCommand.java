@@ -115,6 +115,8 @@ final class FlamegraphCommand implements Callable<Integer> {
     String sort = "name";
     @Option(names = "--zoom-percent", description = "Tooltips also give percentages relative to the zoomed frame.")
     boolean zoomPercent;
+    @Option(names = "--fluid", description = "In a browser, fit the graph to the window width and re-lay it out on resize.")
+    boolean fluid;
     @Option(names = "--compat", paramLabel = "perl|inferno", description = "Follow flamegraph.pl (default) or inferno where they differ.")
     String compat = "perl";
     @Option(names = "--no-javascript", description = "Leave out the script (static SVG).")
@@ -265,6 +267,7 @@ final class FlamegraphCommand implements Callable<Integer> {
             default -> throw usage("--sort must be name or weight");
         };
         o.zoomRelativePercent = zoomPercent;
+        o.fluid = fluid;
         o.noJavascript = noJavascript;
         o.prettyXml = prettyXml;
         try {
