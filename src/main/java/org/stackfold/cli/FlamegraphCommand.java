@@ -144,6 +144,10 @@ final class FlamegraphCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** FoldedReader's "skipped N bad lines" warning, said the way flamegraph.pl and inferno say it. */
+    private static final java.util.regex.Pattern SKIPPED =
+            java.util.regex.Pattern.compile("(?s)^(.*): skipped (\\d+) bad lines? \\((.*)\\)$");
+
     @Override
     public Integer call() throws Exception {
         try {
@@ -170,40 +174,63 @@ final class FlamegraphCommand implements Callable<Integer> {
         if (flameChart && ins.size() != 1) {
             throw new InputException("--flamechart reads one input (its order is the time axis)");
         }
-        try (AtomicOutput out = AtomicOutput.open(output)) {
-            try {
-                if (flameChart) {
-                    try (Input in = Input.open(ins.getFirst())) {
-                        FlameGraph.renderChart(in, o, out.stream(), warn);
-                    }
-                } else if (streamable(ins, o)) {
-                    // --reverse/--base on folded input: rewrite each record while reading, never holding
-                    // the unrewritten tree (a reversed 1M-line profile fits the default heap).
-                    List<Input> opened = new ArrayList<>();
-                    try {
-                        for (String n : ins) {
-                            opened.add(Input.open(n));
+        java.io.OutputStream device = deviceOutput();
+        try {
+            try (AtomicOutput out = device != null ? AtomicOutput.open("-", device) : AtomicOutput.open(output)) {
+                try {
+                    if (flameChart) {
+                        try (Input in = Input.open(ins.getFirst())) {
+                            FlameGraph.renderChart(in, o, out.stream(), warn);
                         }
-                        Profile p = StackTransforms.readFolded(opened, o, warn);
-                        if (normalize) {
-                            StackTransforms.normalize(p.tree());
+                    } else if (streamable(ins, o)) {
+                        // --reverse/--base on folded input: rewrite each record while reading, never holding
+                        // the unrewritten tree as well as the rewritten one.
+                        List<Input> opened = new ArrayList<>();
+                        try {
+                            for (String n : ins) {
+                                opened.add(Input.open(n));
+                            }
+                            Profile p = StackTransforms.readFolded(opened, o, warn);
+                            if (normalize) {
+                                StackTransforms.normalize(p.tree());
+                            }
+                            FlameGraph.render(p, o, out.stream(), warn, true);
+                        } finally {
+                            opened.forEach(Input::close);
                         }
-                        FlameGraph.render(p, o, out.stream(), warn, true);
-                    } finally {
-                        opened.forEach(Input::close);
+                    } else {
+                        FlameGraph.render(load(ins, warn), o, out.stream(), warn);
                     }
-                } else {
-                    FlameGraph.render(load(ins, warn), o, out.stream(), warn);
+                } catch (FlameGraph.EmptyProfileException e) {
+                    out.commit(); // the small error SVG, as both peers write one
+                    err.println("stackfold: no stack counts found in " + String.join(", ", ins));
+                    err.flush();
+                    return 1;
                 }
-            } catch (FlameGraph.EmptyProfileException e) {
-                out.commit(); // the small error SVG, as both peers write one
-                err.println("stackfold: no stack counts found in " + String.join(", ", ins));
-                err.flush();
-                return 1;
+                out.commit();
             }
-            out.commit();
+        } finally {
+            if (device != null) {
+                device.close();
+            }
         }
         return 0;
+    }
+
+    /**
+     * A stream for an output that is a device or pipe ({@code -o /dev/null}, a fifo), else null: those
+     * are written to directly, because AtomicOutput's rename would replace them with a regular file
+     * (as root, /dev/null itself).
+     */
+    private java.io.OutputStream deviceOutput() throws IOException {
+        if (output != null && !output.equals("-")) {
+            Path p = Path.of(output);
+            if (java.nio.file.Files.exists(p) && !java.nio.file.Files.isRegularFile(p)
+                    && !java.nio.file.Files.isDirectory(p)) {
+                return new java.io.FileOutputStream(p.toFile());
+            }
+        }
+        return null;
     }
 
     private FlameGraphOptions options(java.util.function.Consumer<String> warn) throws IOException {
@@ -358,7 +385,8 @@ final class FlamegraphCommand implements Callable<Integer> {
                         : Input.ofBytes(in.name(), (byte[]) data.heapBase().orElseThrow());
                 FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
-                return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), warn)
+                return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), w -> warn.accept(
+                        SKIPPED.matcher(w).replaceFirst("$1: ignored $2 lines with invalid format ($3)")))
                         .read(src).profile();
             }
             if (!f.canRead()) {
