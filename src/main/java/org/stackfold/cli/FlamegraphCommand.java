@@ -115,6 +115,8 @@ final class FlamegraphCommand implements Callable<Integer> {
     String sort = "name";
     @Option(names = "--zoom-percent", description = "Tooltips also give percentages relative to the zoomed frame.")
     boolean zoomPercent;
+    @Option(names = "--fluid", description = "In a browser, fit the graph to the window width and re-lay it out on resize.")
+    boolean fluid;
     @Option(names = "--compat", paramLabel = "perl|inferno", description = "Follow flamegraph.pl (default) or inferno where they differ.")
     String compat = "perl";
     @Option(names = "--no-javascript", description = "Leave out the script (static SVG).")
@@ -141,6 +143,10 @@ final class FlamegraphCommand implements Callable<Integer> {
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
+
+    /** FoldedReader's "skipped N bad lines" warning, said the way flamegraph.pl and inferno say it. */
+    private static final java.util.regex.Pattern SKIPPED =
+            java.util.regex.Pattern.compile("(?s)^(.*): skipped (\\d+) bad lines? \\((.*)\\)$");
 
     @Override
     public Integer call() throws Exception {
@@ -176,7 +182,7 @@ final class FlamegraphCommand implements Callable<Integer> {
                     }
                 } else if (streamable(ins, o)) {
                     // --reverse/--base on folded input: rewrite each record while reading, never holding
-                    // the unrewritten tree (a reversed 1M-line profile fits the default heap).
+                    // the unrewritten tree as well as the rewritten one.
                     List<Input> opened = new ArrayList<>();
                     try {
                         for (String n : ins) {
@@ -265,6 +271,7 @@ final class FlamegraphCommand implements Callable<Integer> {
             default -> throw usage("--sort must be name or weight");
         };
         o.zoomRelativePercent = zoomPercent;
+        o.fluid = fluid;
         o.noJavascript = noJavascript;
         o.prettyXml = prettyXml;
         try {
@@ -355,7 +362,8 @@ final class FlamegraphCommand implements Callable<Integer> {
                         : Input.ofBytes(in.name(), (byte[]) data.heapBase().orElseThrow());
                 FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
-                return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), warn)
+                return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), w -> warn.accept(
+                        SKIPPED.matcher(w).replaceFirst("$1: ignored $2 lines with invalid format ($3)")))
                         .read(src).profile();
             }
             if (!f.canRead()) {

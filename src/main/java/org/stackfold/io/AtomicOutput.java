@@ -43,6 +43,17 @@ public final class AtomicOutput implements AutoCloseable {
             return new AtomicOutput(null, null, new BufferedOutputStream(keepOpen, 1 << 16));
         }
         Path target = Path.of(name).toAbsolutePath();
+        if (Files.exists(target) && !Files.isRegularFile(target)) {
+            if (Files.isDirectory(target)) {
+                throw new InputException(name + ": is a directory");
+            }
+            // A device or a pipe (-o /dev/null, a fifo): written in place, since renaming over it
+            // would replace it with a regular file.
+            return new AtomicOutput(null, null, new BufferedOutputStream(Files.newOutputStream(target), 1 << 16));
+        }
+        if (Files.isSymbolicLink(target)) {
+            target = target.toRealPath(); // replace the file the link names, not the link
+        }
         Path dir = target.getParent();
         if (dir != null && !Files.isDirectory(dir)) {
             throw new InputException(name + ": directory " + dir + " does not exist");

@@ -66,6 +66,8 @@ public final class FlameGraphOptions {
     public boolean prettyXml;
     /** Siblings ordered by weight (heaviest first) instead of by name. */
     public boolean sortByWeight;
+    /** The script widens the graph to the window and lays it out again on resize (inferno's "fluid" drawing). */
+    public boolean fluid;
     /** The tooltip/details line also shows the percentage relative to the zoomed frame. */
     public boolean zoomRelativePercent;
 

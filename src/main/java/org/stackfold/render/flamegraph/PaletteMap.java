@@ -54,15 +54,20 @@ final class PaletteMap {
         if (!changed && Files.exists(file)) {
             return;
         }
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Integer> e : colors.entrySet()) {
+            int c = e.getValue();
+            sb.append(e.getKey()).append("->rgb(").append(c >> 16).append(',').append((c >> 8) & 0xFF).append(',')
+                    .append(c & 0xFF).append(")\n");
+        }
+        byte[] bytes = sb.toString().getBytes(StandardCharsets.UTF_8);
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            Files.write(file, bytes); // a device or pipe: never rename a file over it
+            return;
+        }
         try (AtomicOutput out = AtomicOutput.open(file.toString())) {
             OutputStream s = out.stream();
-            StringBuilder sb = new StringBuilder();
-            for (Map.Entry<String, Integer> e : colors.entrySet()) {
-                int c = e.getValue();
-                sb.append(e.getKey()).append("->rgb(").append(c >> 16).append(',').append((c >> 8) & 0xFF).append(',')
-                        .append(c & 0xFF).append(")\n");
-            }
-            s.write(sb.toString().getBytes(StandardCharsets.UTF_8));
+            s.write(bytes);
             out.commit();
         }
     }

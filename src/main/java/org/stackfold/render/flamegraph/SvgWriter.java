@@ -330,6 +330,7 @@ final class SvgWriter {
         sb.append(", factor: ");
         num(o.factor);
         sb.append(", differential: ").append(l.differential);
+        sb.append(", fluid: ").append(o.fluid);
         sb.append("};\n");
     }
 

@@ -71,7 +71,37 @@ var sf = (function () {
 		if (searchBtn) searchBtn.addEventListener("click", function () { term === null ? searchPrompt() : resetSearch(); });
 		if (icBtn) icBtn.addEventListener("click", function () { toggleIgnoreCase(); });
 		doc.addEventListener("keydown", onKey);
+		if (cfg.fluid && typeof window !== "undefined") {
+			relayout();
+			window.addEventListener("resize", relayout);
+		}
 		restoreFromUrl();
+	}
+
+	// --fluid: the graph takes the window's width; frames and labels are laid out again on resize.
+	function relayout() {
+		var w = Math.max(200, Math.floor(window.innerWidth || doc.documentElement.clientWidth || width));
+		if (w === width && svgRoot.getAttribute("width") === String(w)) return;
+		var h = svgRoot.getAttribute("height");
+		width = w;
+		svgRoot.setAttribute("width", w);
+		svgRoot.setAttribute("viewBox", "0 0 " + w + " " + h);
+		var bg = svgRoot.querySelector("rect[fill='url(#background)']");
+		if (bg) bg.setAttribute("width", w);
+		var mid = { title: w / 2, subtitle: w / 2, search: w - xpad - 100, ignorecase: w - xpad - 16, matched: w - xpad - 100 };
+		for (var id in mid) {
+			var el = doc.getElementById(id);
+			if (el) el.setAttribute("x", mid[id].toFixed(2));
+		}
+		var scale = (w - 2 * xpad) / total, keep = zoomed;
+		restore();
+		for (var i = 0; i < groups.length; i++) {
+			place(i, xpad + x0[i] * scale, w0[i] * scale);
+			origX[i] = rects[i].getAttribute("x");
+			origW[i] = rects[i].getAttribute("width");
+			if (texts[i]) { origTextX[i] = texts[i].getAttribute("x"); origLabel[i] = texts[i].textContent; }
+		}
+		if (keep >= 0) zoom(keep);
 	}
 
 	function frameIndexOf(el) {

@@ -161,6 +161,27 @@ class FlameGraphBrowserTest {
     }
 
     @Test
+    void fluidGraphFollowsTheWindowWidth() throws Exception {
+        FlameGraphOptions o = new FlameGraphOptions();
+        o.fluid = true;
+        Path f = svg("fluid", FOLDED, o);
+        browser.windowSize(1000, 700);
+        browser.open(f.toUri().toString());
+        double inner = (Double) js("return window.innerWidth;");
+        assertThat(rectWidth("all (")).isCloseTo(inner - 20, org.assertj.core.data.Offset.offset(1.0));
+        browser.click(groupSelector("a ("));
+        assertThat(rectWidth("a (")).isCloseTo(inner - 20, org.assertj.core.data.Offset.offset(1.0));
+        browser.windowSize(700, 700);
+        Thread.sleep(300);
+        double narrower = (Double) js("return window.innerWidth;");
+        assertThat(narrower).isLessThan(inner);
+        assertThat(rectWidth("a (")).isCloseTo(narrower - 20, org.assertj.core.data.Offset.offset(1.0)); // still zoomed
+        browser.click("#unzoom");
+        assertThat(rectWidth("main (")).isCloseTo((narrower - 20) * 100 / 200, org.assertj.core.data.Offset.offset(1.0));
+        browser.windowSize(1300, 1000);
+    }
+
+    @Test
     void searchHighlightsCountsAndResets() throws Exception {
         Path f = svg("search", FOLDED, new FlameGraphOptions());
         browser.open(f.toUri().toString());

@@ -112,7 +112,7 @@ class FlameGraphCliTest {
         Path in = Path.of(FlameGraphGoldenTest.resource("inferno/inputs/inferno__flamegraph__bad-lines__bad-lines.txt").toString());
         Run r = run(in.toString());
         assertThat(r.rc()).as(r.err()).isZero();
-        assertThat(r.err().lines().filter(l -> l.contains("skipped")).count()).isEqualTo(1);
+        assertThat(r.err().lines().filter(l -> l.contains("lines with invalid format")).count()).isEqualTo(1);
         Run strict = run("--no-lenient", in.toString());
         assertThat(strict.rc()).isEqualTo(1);
         assertThat(strict.err()).contains("line");
@@ -308,6 +308,44 @@ class FlameGraphCliTest {
         List<String> b = SvgFrames.parse(Files.readAllBytes(api)).frames().stream()
                 .map(f -> f.title() + "@" + f.x() + "," + f.y()).sorted().toList();
         assertThat(a).isNotEmpty().isEqualTo(b);
+    }
+
+    @Test
+    void helpListsOptionsWithoutFormatWarnings() throws Exception {
+        java.io.PrintStream saved = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        StringWriter out = new StringWriter();
+        try {
+            System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+            assertThat(Main.run(new String[] {"flamegraph", "--help"}, new PrintWriter(out), new PrintWriter(new StringWriter())))
+                    .isZero();
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+        assertThat(out.toString()).contains("--minwidth", "--colors", "--flamechart", "--deterministic", "--zoom-percent");
+    }
+
+    /** A pipe (like /dev/null, a device) is written to, never renamed over. */
+    @Test
+    void pipeOutputStaysAPipe() throws Exception {
+        Path fifo = tmp.resolve("out.fifo");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo not available");
+        java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try (var in = Files.newInputStream(fifo)) {
+                return in.readAllBytes();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        Path in = file("p.folded", "main;a 3\n");
+        StringWriter err = new StringWriter();
+        int rc = Main.run(new String[] {"flamegraph", in.toString(), "-o", fifo.toString()}, new PrintWriter(new StringWriter()),
+                new PrintWriter(err));
+        assertThat(rc).as(err.toString()).isZero();
+        assertThat(new String(read.get(30, java.util.concurrent.TimeUnit.SECONDS), StandardCharsets.UTF_8)).contains("</svg>");
+        assertThat(Files.isRegularFile(fifo)).isFalse();
     }
 
     @Test

@@ -71,6 +71,10 @@ final class WebDriverClient implements AutoCloseable {
         post("/session/" + session + "/url", "{\"url\":" + json(url) + "}");
     }
 
+    void windowSize(int width, int height) throws IOException, InterruptedException {
+        post("/session/" + session + "/window/rect", "{\"width\":" + width + ",\"height\":" + height + "}");
+    }
+
     /** Runs a script (with {@code return}) in the page; returns its value as parsed JSON. */
     Object script(String js) throws IOException, InterruptedException {
         return post("/session/" + session + "/execute/sync", "{\"script\":" + json(js) + ",\"args\":[]}");
