@@ -211,22 +211,22 @@ public final class FoldedReader {
             byte[] line = new byte[len];
             MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, line, 0, len);
             int e = len;
-            while (e > 0 && isSpace(line[e - 1])) {
+            while (e > 0 && FoldedSyntax.isSpace(line[e - 1])) {
                 e--;
             }
             int s = 0;
-            while (s < e && isSpace(line[s])) {
+            while (s < e && FoldedSyntax.isSpace(line[s])) {
                 s++;
             }
             if (e > s && !(line[s] == '#' && (s + 1 == e || line[s + 1] == ' '))) {
-                int c1 = numberStart(line, s, e);
-                if (c1 > s && isSpace(line[c1 - 1])) {
+                int c1 = FoldedSyntax.numberStart(line, s, e);
+                if (c1 > s && FoldedSyntax.isSpace(line[c1 - 1])) {
                     int b = c1 - 1;
-                    while (b > s && isSpace(line[b - 1])) {
+                    while (b > s && FoldedSyntax.isSpace(line[b - 1])) {
                         b--;
                     }
-                    int c2 = numberStart(line, s, b);
-                    if (c2 > s && c2 < b && isSpace(line[c2 - 1])) {
+                    int c2 = FoldedSyntax.numberStart(line, s, b);
+                    if (c2 > s && c2 < b && FoldedSyntax.isSpace(line[c2 - 1])) {
                         return Mode.DIFFERENTIAL;
                     }
                 }
@@ -235,29 +235,6 @@ public final class FoldedReader {
             start = end + 1;
         }
         return Mode.PLAIN;
-    }
-
-    /** Start of the number (digits, optionally {@code .digits}) that ends at {@code end}, or {@code end}. */
-    private static int numberStart(byte[] b, int start, int end) {
-        int i = end;
-        while (i > start && isDigit(b[i - 1])) {
-            i--;
-        }
-        if (i > start + 1 && b[i - 1] == '.' && isDigit(b[i - 2])) {
-            i--;
-            while (i > start && isDigit(b[i - 1])) {
-                i--;
-            }
-        }
-        return i;
-    }
-
-    static boolean isSpace(byte c) {
-        return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == 0x0b;
-    }
-
-    private static boolean isDigit(byte c) {
-        return c >= '0' && c <= '9';
     }
 
     /** Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. */
@@ -402,10 +379,10 @@ public final class FoldedReader {
         }
 
         private boolean line(byte[] b, int s, int e) {
-            while (e > s && isSpace(b[e - 1])) {
+            while (e > s && FoldedSyntax.isSpace(b[e - 1])) {
                 e--;
             }
-            while (s < e && isSpace(b[s])) {
+            while (s < e && FoldedSyntax.isSpace(b[s])) {
                 s++;
             }
             if (s == e) {
@@ -416,30 +393,30 @@ public final class FoldedReader {
             }
             long count2 = 0;
             int stackEnd;
-            int c = numberStart(b, s, e);
-            if (c == e || c == s || !isSpace(b[c - 1])) {
+            int c = FoldedSyntax.numberStart(b, s, e);
+            if (c == e || c == s || !FoldedSyntax.isSpace(b[c - 1])) {
                 return bad(c == s && c < e ? "no stack before the count" : "no count at the end of the line");
             }
             long count = parseCount(b, c, e);
             if (count < 0) {
-                return bad(count == -2 ? "count does not fit in 64 bits" : "bad count");
+                return bad(count == FoldedSyntax.TOO_LARGE ? "count does not fit in 64 bits" : "bad count");
             }
             stackEnd = c - 1;
-            while (stackEnd > s && isSpace(b[stackEnd - 1])) {
+            while (stackEnd > s && FoldedSyntax.isSpace(b[stackEnd - 1])) {
                 stackEnd--;
             }
             if (mode == Mode.DIFFERENTIAL) {
-                int c1 = numberStart(b, s, stackEnd);
-                if (c1 == stackEnd || c1 == s || !isSpace(b[c1 - 1])) {
+                int c1 = FoldedSyntax.numberStart(b, s, stackEnd);
+                if (c1 == stackEnd || c1 == s || !FoldedSyntax.isSpace(b[c1 - 1])) {
                     return bad("differential record needs two counts");
                 }
                 count2 = count;
                 count = parseCount(b, c1, stackEnd);
                 if (count < 0) {
-                    return bad(count == -2 ? "count does not fit in 64 bits" : "bad count");
+                    return bad(count == FoldedSyntax.TOO_LARGE ? "count does not fit in 64 bits" : "bad count");
                 }
                 stackEnd = c1 - 1;
-                while (stackEnd > s && isSpace(b[stackEnd - 1])) {
+                while (stackEnd > s && FoldedSyntax.isSpace(b[stackEnd - 1])) {
                     stackEnd--;
                 }
             }
@@ -461,21 +438,12 @@ public final class FoldedReader {
             return true;
         }
 
-        /** Digits with an optional fraction (truncated); -1 if malformed, -2 if over 2^63-1. */
+        /** The count in b[s, e): truncated where fractional (and counted), or {@link FoldedSyntax#TOO_LARGE}. */
         private long parseCount(byte[] b, int s, int e) {
-            long v = 0;
-            int i = s;
-            for (; i < e && b[i] != '.'; i++) {
-                int d = b[i] - '0';
-                if (v > (Long.MAX_VALUE - d) / 10) {
-                    return -2;
-                }
-                v = v * 10 + d;
-            }
-            if (i < e) {
+            if (FoldedSyntax.losesFraction(b, s, e)) {
                 fractional++;
             }
-            return v;
+            return FoldedSyntax.parseCount(b, s, e);
         }
 
         /** The node of the stack in b[s, e), sharing the leading frames with the previous record. */

@@ -23,6 +23,14 @@ public final class OrderedFoldedReader {
     public record Stats(long lines, long records, long skipped, long fractional, boolean differential) {
     }
 
+    /** A count, its lost fraction counted in {@code fractional[0]}; see {@link FoldedSyntax#parseCount}. */
+    private static long parse(byte[] b, int s, int e, long[] fractional) {
+        if (FoldedSyntax.losesFraction(b, s, e)) {
+            fractional[0]++;
+        }
+        return FoldedSyntax.parseCount(b, s, e);
+    }
+
     private OrderedFoldedReader() {
     }
 
@@ -71,26 +79,26 @@ public final class OrderedFoldedReader {
                 lines++;
                 // --- one line in buf[pos, end)
                 int st = pos, e = end;
-                while (e > st && FoldedReader.isSpace(buf[e - 1])) {
+                while (e > st && FoldedSyntax.isSpace(buf[e - 1])) {
                     e--;
                 }
-                while (st < e && FoldedReader.isSpace(buf[st])) {
+                while (st < e && FoldedSyntax.isSpace(buf[st])) {
                     st++;
                 }
                 boolean skip = st == e || (buf[st] == '#' && (st + 1 == e || buf[st + 1] == ' '));
                 if (!skip) {
-                    int c = numberStart(buf, st, e);
-                    if (c == e || c == st || !FoldedReader.isSpace(buf[c - 1])) {
+                    int c = FoldedSyntax.numberStart(buf, st, e);
+                    if (c == e || c == st || !FoldedSyntax.isSpace(buf[c - 1])) {
                         skipped++;
                     } else {
                         long count = parse(buf, c, e, fractional);
                         int stackEnd = c - 1;
-                        while (stackEnd > st && FoldedReader.isSpace(buf[stackEnd - 1])) {
+                        while (stackEnd > st && FoldedSyntax.isSpace(buf[stackEnd - 1])) {
                             stackEnd--;
                         }
                         long count2 = -1;
-                        int c1 = numberStart(buf, st, stackEnd);
-                        boolean two = c1 < stackEnd && c1 > st && FoldedReader.isSpace(buf[c1 - 1]);
+                        int c1 = FoldedSyntax.numberStart(buf, st, stackEnd);
+                        boolean two = c1 < stackEnd && c1 > st && FoldedSyntax.isSpace(buf[c1 - 1]);
                         if (differential == null) {
                             differential = two;
                         }
@@ -98,7 +106,7 @@ public final class OrderedFoldedReader {
                             count2 = count;
                             count = parse(buf, c1, stackEnd, fractional);
                             stackEnd = c1 - 1;
-                            while (stackEnd > st && FoldedReader.isSpace(buf[stackEnd - 1])) {
+                            while (stackEnd > st && FoldedSyntax.isSpace(buf[stackEnd - 1])) {
                                 stackEnd--;
                             }
                         } else if (differential) {
@@ -131,41 +139,5 @@ public final class OrderedFoldedReader {
             }
         }
         return new Stats(lines, records, skipped, fractional[0], differential != null && differential);
-    }
-
-    private static int numberStart(byte[] b, int start, int end) {
-        int i = end;
-        while (i > start && b[i - 1] >= '0' && b[i - 1] <= '9') {
-            i--;
-        }
-        if (i > start + 1 && b[i - 1] == '.' && b[i - 2] >= '0' && b[i - 2] <= '9') {
-            i--;
-            while (i > start && b[i - 1] >= '0' && b[i - 1] <= '9') {
-                i--;
-            }
-        }
-        return i;
-    }
-
-    /** Digits with an optional fraction (truncated); -2 when over 2^63-1. */
-    private static long parse(byte[] b, int s, int e, long[] fractional) {
-        long v = 0;
-        int i = s;
-        for (; i < e && b[i] != '.'; i++) {
-            int d = b[i] - '0';
-            if (v > (Long.MAX_VALUE - d) / 10) {
-                return -2;
-            }
-            v = v * 10 + d;
-        }
-        if (i < e - 1) {
-            for (int j = i + 1; j < e; j++) {
-                if (b[j] != '0') {
-                    fractional[0]++;
-                    break;
-                }
-            }
-        }
-        return v;
     }
 }

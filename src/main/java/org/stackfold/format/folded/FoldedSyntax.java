@@ -1,0 +1,63 @@
+package org.stackfold.format.folded;
+
+/**
+ * The byte-level pieces of the folded syntax shared by the readers: white space, and the count at
+ * the end of a record (digits, optionally {@code .digits}, as some tools write; the fraction is
+ * truncated).
+ */
+final class FoldedSyntax {
+    /** Returned by {@link #parseCount} for a count over 2^63-1. */
+    static final long TOO_LARGE = -2;
+
+    private FoldedSyntax() {
+    }
+
+    static boolean isSpace(byte c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == 0x0b;
+    }
+
+    static boolean isDigit(byte c) {
+        return c >= '0' && c <= '9';
+    }
+
+    /** Start of the number (digits, optionally {@code .digits}) that ends at {@code end}, or {@code end}. */
+    static int numberStart(byte[] b, int start, int end) {
+        int i = end;
+        while (i > start && isDigit(b[i - 1])) {
+            i--;
+        }
+        if (i > start + 1 && b[i - 1] == '.' && isDigit(b[i - 2])) {
+            i--;
+            while (i > start && isDigit(b[i - 1])) {
+                i--;
+            }
+        }
+        return i;
+    }
+
+    /** The number in b[s, e) (as {@link #numberStart} found it), fraction truncated; or {@link #TOO_LARGE}. */
+    static long parseCount(byte[] b, int s, int e) {
+        long v = 0;
+        for (int i = s; i < e && b[i] != '.'; i++) {
+            int d = b[i] - '0';
+            if (v > (Long.MAX_VALUE - d) / 10) {
+                return TOO_LARGE;
+            }
+            v = v * 10 + d;
+        }
+        return v;
+    }
+
+    /** True where the number in b[s, e) has a fraction that truncation loses ({@code 1.5}, not {@code 2.0}). */
+    static boolean losesFraction(byte[] b, int s, int e) {
+        boolean inFraction = false;
+        for (int i = s; i < e; i++) {
+            if (b[i] == '.') {
+                inFraction = true;
+            } else if (inFraction && b[i] != '0') {
+                return true;
+            }
+        }
+        return false;
+    }
+}
