@@ -94,9 +94,10 @@ class FoldedReaderTest {
     @Test
     void fractionalCountsAreTruncatedWithOneWarning() {
         List<String> warnings = new ArrayList<>();
-        FoldedReader.Result r = Folded.read("a 1.5\nb 2.99\nc 3\n".getBytes(StandardCharsets.UTF_8),
+        FoldedReader.Result r = Folded.read("a 1.5\nb 2.99\nc 3\nd 4.00\n".getBytes(StandardCharsets.UTF_8),
                 FoldedReader.Mode.PLAIN, false, 1, warnings);
-        assertThat(Folded.counts(r.profile())).containsExactly(Map.entry("a", 1L), Map.entry("b", 2L), Map.entry("c", 3L));
+        assertThat(Folded.counts(r.profile())).containsExactly(Map.entry("a", 1L), Map.entry("b", 2L),
+                Map.entry("c", 3L), Map.entry("d", 4L));
         assertThat(warnings).hasSize(1);
         assertThat(warnings.getFirst()).contains("2 fractional sample counts were truncated");
     }
