@@ -66,7 +66,7 @@ public final class AtomicOutput implements AutoCloseable {
         } catch (UnsupportedOperationException ignored) {
             // not a POSIX file system: keep what it gave
         }
-        return new AtomicOutput(target, temp, new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16));
+        return new AtomicOutput(target, temp, new ChannelOutputStream(temp));
     }
 
     public static AtomicOutput open(String name) throws IOException {
