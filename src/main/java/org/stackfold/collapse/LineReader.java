@@ -86,6 +86,16 @@ public final class LineReader implements AutoCloseable {
         }
     }
 
+    /** Reads lines up to and including the first that starts with {@code prefix}; false at the end. */
+    public boolean skipTo(String prefix) throws IOException {
+        while (next()) {
+            if (latin1().startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public byte[] buffer() {
         return buf;
     }

@@ -49,14 +49,7 @@ public final class SampleCollapser implements Collapser {
         Problems problems = Problems.of(in, options);
         Stacks stacks = new Stacks();
         try (LineReader r = new LineReader(in.stream(), in.name())) {
-            boolean started = false;
-            while (r.next()) {
-                if (r.latin1().startsWith(START)) {
-                    started = true;
-                    break;
-                }
-            }
-            if (!started) {
+            if (!r.skipTo(START)) {
                 warnings.accept(in.name() + ": File ended before start of call graph (no 'Call graph:' line)");
                 return stacks.profile();
             }

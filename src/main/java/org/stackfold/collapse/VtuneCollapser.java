@@ -37,14 +37,7 @@ public final class VtuneCollapser implements Collapser {
         Problems problems = Problems.of(in, options);
         Stacks stacks = new Stacks();
         try (LineReader r = new LineReader(in.stream(), in.name())) {
-            boolean started = false;
-            while (r.next()) {
-                if (r.latin1().startsWith(HEADER)) {
-                    started = true;
-                    break;
-                }
-            }
-            if (!started) {
+            if (!r.skipTo(HEADER)) {
                 warnings.accept(in.name() + ": File ended before header ('" + HEADER + "')");
                 return stacks.profile();
             }
