@@ -11,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.stackfold.model.Profile;
 import org.stackfold.testing.Folded;
-import org.stackfold.testing.RandomProfiles;
+import org.stackfold.testing.RandomFoldedProfiles;
 
 /** Property: writing a profile as folded text and reading it back gives the same profile. */
 class FoldedRoundTripTest {
@@ -22,7 +22,7 @@ class FoldedRoundTripTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void plainRoundTrip(long seed) {
-        Profile p = RandomProfiles.plain(new SplittableRandom(seed));
+        Profile p = RandomFoldedProfiles.plain(new SplittableRandom(seed));
         String text = Folded.write(p);
         Profile back = Folded.read(text).profile();
         assertThat(Folded.counts(back)).as("seed %d", seed).isEqualTo(Folded.counts(p));
@@ -33,7 +33,7 @@ class FoldedRoundTripTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void differentialRoundTrip(long seed) {
-        Profile p = RandomProfiles.differential(new SplittableRandom(seed));
+        Profile p = RandomFoldedProfiles.differential(new SplittableRandom(seed));
         String text = Folded.write(p);
         Profile back = Folded.read(text.getBytes(StandardCharsets.UTF_8), FoldedReader.Mode.DIFFERENTIAL, false,
                 1, new ArrayList<>()).profile();
@@ -44,7 +44,7 @@ class FoldedRoundTripTest {
     @MethodSource("seeds")
     void messyTextReadsAsItsNormalForm(long seed) {
         SplittableRandom r = new SplittableRandom(seed);
-        Profile p = RandomProfiles.plain(r);
+        Profile p = RandomFoldedProfiles.plain(r);
         // Re-render with random white space, CRLF, blank lines and split duplicates.
         StringBuilder messy = new StringBuilder();
         List<String> ws = List.of(" ", "\t", "  ", " \t ");

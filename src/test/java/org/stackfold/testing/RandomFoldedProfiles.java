@@ -5,16 +5,16 @@ import org.stackfold.model.CallTree;
 import org.stackfold.model.Profile;
 
 /**
- * Seeded random profiles for property tests. Names use what folded text can carry: any bytes
+ * Seeded random profiles for the folded property tests, with the names that stress folded text: any bytes
  * but {@code ;} and newlines, spaces inside, non-ASCII; the outer ends of a stack have no white
  * space (a reader trims them) and a root frame never starts with "# " (a comment line).
  */
-public final class RandomProfiles {
+public final class RandomFoldedProfiles {
     private static final String[] PARTS = {"main", "foo", "bar baz", "java/lang/Thread.run", "std::vector<int>::push_back",
             "_[k]", "x", "0x7f00", "\u00e9t\u00e9", "\u6f22\u5b57", "[unknown]", "a 1", "<script>", "&amp;", "\"q\"", "",
             "tab\there", "1.5", "#tag"};
 
-    private RandomProfiles() {
+    private RandomFoldedProfiles() {
     }
 
     public static Profile plain(SplittableRandom r) {
