@@ -41,11 +41,45 @@ public final class Input implements AutoCloseable {
         if (stdin != null) {
             // Kept decompressed and buffered, so that head() can peek and stream() still sees it all.
             try {
-                this.stdin = new BufferedInputStream(gzip ? new GZIPInputStream(stdin, 1 << 16) : stdin, 1 << 16);
+                this.stdin = new BufferedInputStream(gzip ? gunzip(name, stdin) : stdin, 1 << 16);
             } catch (IOException e) {
                 throw new InputException(name + ": not valid gzip: " + e.getMessage(), e);
             }
         }
+    }
+
+    /** Decompresses, turning a truncated or corrupt gzip stream into an {@link InputException} naming the input. */
+    private static InputStream gunzip(String name, InputStream raw) throws IOException {
+        InputStream in;
+        try {
+            in = new GZIPInputStream(raw, 1 << 16);
+        } catch (java.io.EOFException | java.util.zip.ZipException e) {
+            throw corrupt(name, e);
+        }
+        return new java.io.FilterInputStream(in) {
+            @Override
+            public int read() throws IOException {
+                try {
+                    return super.read();
+                } catch (java.io.EOFException | java.util.zip.ZipException e) {
+                    throw corrupt(name, e);
+                }
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                try {
+                    return super.read(b, off, len);
+                } catch (java.io.EOFException | java.util.zip.ZipException e) {
+                    throw corrupt(name, e);
+                }
+            }
+        };
+    }
+
+    private static InputException corrupt(String name, IOException e) {
+        return new InputException(name + ": truncated or corrupt gzip data"
+                + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
     }
 
     /** Opens {@code name}, a path or {@code -}; a missing or unreadable file is an {@link InputException}. */
@@ -138,7 +172,7 @@ public final class Input implements AutoCloseable {
             stdin = null;
             return s; // already decompressed, see head()
         }
-        return gzip ? new GZIPInputStream(raw, 1 << 16) : raw;
+        return gzip ? gunzip(name, raw) : raw;
     }
 
     /**

@@ -200,6 +200,20 @@ class FoldedReaderTest {
     }
 
     @Test
+    void truncatedGzipIsAClearError(@TempDir Path dir) throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (GZIPOutputStream gz = new GZIPOutputStream(bytes)) {
+            gz.write("a;b 2\nc 3\n".repeat(1000).getBytes(StandardCharsets.UTF_8));
+        }
+        Path p = dir.resolve("cut.folded.gz");
+        Files.write(p, Arrays.copyOf(bytes.toByteArray(), bytes.size() / 2));
+        try (Input in = Input.open(p.toString())) {
+            assertThatThrownBy(() -> FoldedReader.plain().read(in)).isInstanceOf(InputException.class)
+                    .hasMessageStartingWith(p + ": truncated or corrupt gzip data");
+        }
+    }
+
+    @Test
     void standardInput() throws IOException {
         try (Input in = Input.open("-", new java.io.ByteArrayInputStream("x;y 4\n".getBytes(StandardCharsets.UTF_8)))) {
             assertThat(in.name()).isEqualTo("<stdin>");
