@@ -14,35 +14,27 @@ final class LineCache {
     private static final int MAX_ARENA = 32 << 20;
     private byte[] arena = new byte[1 << 16];
     private int arenaUsed;
-    private int[] hashes = new int[1024];
-    private int[] offsets = new int[1024];
-    private int[] lengths = new int[1024];
-    private int[] values = new int[1024];
-    private int size;
-    private int[] table = new int[4096]; // entry + 1
-    private int mask = table.length - 1;
+    private final HashedEntries entries = new HashedEntries();
 
     private static int key(int hash, boolean java) {
-        return java ? hash * 0x5bd1e995 + 1 : hash;
+        int h = java ? hash * 0x5bd1e995 + 1 : hash;
+        return h ^ (h >>> 15);
     }
 
     /** The value stored for the line, or -1. */
     int find(int hash, boolean java, byte[] b, int s, int e) {
         int h = key(hash, java);
         int len = e - s;
-        int slot = (h ^ (h >>> 15)) & mask;
-        int[] t = table;
-        while (true) {
-            int x = t[slot];
-            if (x == 0) {
+        HashedEntries t = entries;
+        for (int slot = t.slot(h); ; slot = t.next(slot)) {
+            int id = t.entry(slot);
+            if (id < 0) {
                 return -1;
             }
-            int id = x - 1;
-            if (hashes[id] == h && lengths[id] == len
-                    && Arrays.equals(arena, offsets[id], offsets[id] + len, b, s, e)) {
-                return values[id];
+            if (t.hashes[id] == h && t.lengths[id] == len
+                    && Arrays.equals(arena, t.offsets[id], t.offsets[id] + len, b, s, e)) {
+                return t.values[id];
             }
-            slot = (slot + 1) & mask;
         }
     }
 
@@ -55,39 +47,9 @@ final class LineCache {
             }
             arena = Arrays.copyOf(arena, (int) Math.min(MAX_ARENA, Math.max(arena.length * 2L, arenaUsed + len)));
         }
-        int h = key(hash, java);
-        if (size == hashes.length) {
-            int cap = size * 2;
-            hashes = Arrays.copyOf(hashes, cap);
-            offsets = Arrays.copyOf(offsets, cap);
-            lengths = Arrays.copyOf(lengths, cap);
-            values = Arrays.copyOf(values, cap);
-        }
         System.arraycopy(b, s, arena, arenaUsed, len);
-        int id = size++;
-        hashes[id] = h;
-        offsets[id] = arenaUsed;
-        lengths[id] = len;
-        values[id] = value;
+        entries.add(key(hash, java), arenaUsed, len, value);
         arenaUsed += len;
-        if (size * 2 > table.length) {
-            table = new int[table.length * 2];
-            mask = table.length - 1;
-            for (int i = 0; i < size; i++) {
-                insert(i);
-            }
-        } else {
-            insert(id);
-        }
         return true;
-    }
-
-    private void insert(int id) {
-        int h = hashes[id];
-        int slot = (h ^ (h >>> 15)) & mask;
-        while (table[slot] != 0) {
-            slot = (slot + 1) & mask;
-        }
-        table[slot] = id + 1;
     }
 }

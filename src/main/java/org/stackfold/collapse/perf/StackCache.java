@@ -12,13 +12,7 @@ final class StackCache {
     private static final int MAX_IDS = 8 << 20;
     private int[] ids = new int[1 << 14];
     private int idsUsed;
-    private int[] hashes = new int[1024];
-    private int[] offsets = new int[1024];
-    private int[] lengths = new int[1024];
-    private int[] nodes = new int[1024];
-    private int size;
-    private int[] table = new int[4096];
-    private int mask = table.length - 1;
+    private final HashedEntries entries = new HashedEntries();
 
     static int hash(int root, int[] stack, int depth) {
         int h = root * 0x9E3779B9;
@@ -31,18 +25,17 @@ final class StackCache {
 
     /** The node of the stack, or -1. */
     int find(int h, int root, int[] stack, int depth) {
-        int slot = h & mask;
-        while (true) {
-            int x = table[slot];
-            if (x == 0) {
+        HashedEntries t = entries;
+        for (int slot = t.slot(h); ; slot = t.next(slot)) {
+            int id = t.entry(slot);
+            if (id < 0) {
                 return -1;
             }
-            int id = x - 1;
-            if (hashes[id] == h && lengths[id] == depth + 1 && ids[offsets[id]] == root
-                    && Arrays.equals(ids, offsets[id] + 1, offsets[id] + 1 + depth, stack, 0, depth)) {
-                return nodes[id];
+            int at = t.offsets[id];
+            if (t.hashes[id] == h && t.lengths[id] == depth + 1 && ids[at] == root
+                    && Arrays.equals(ids, at + 1, at + 1 + depth, stack, 0, depth)) {
+                return t.values[id];
             }
-            slot = (slot + 1) & mask;
         }
     }
 
@@ -54,37 +47,9 @@ final class StackCache {
             }
             ids = Arrays.copyOf(ids, (int) Math.min(MAX_IDS, Math.max(ids.length * 2L, idsUsed + len)));
         }
-        if (size == hashes.length) {
-            int cap = size * 2;
-            hashes = Arrays.copyOf(hashes, cap);
-            offsets = Arrays.copyOf(offsets, cap);
-            lengths = Arrays.copyOf(lengths, cap);
-            nodes = Arrays.copyOf(nodes, cap);
-        }
         ids[idsUsed] = root;
         System.arraycopy(stack, 0, ids, idsUsed + 1, depth);
-        int id = size++;
-        hashes[id] = h;
-        offsets[id] = idsUsed;
-        lengths[id] = len;
-        nodes[id] = node;
+        entries.add(h, idsUsed, len, node);
         idsUsed += len;
-        if (size * 2 > table.length) {
-            table = new int[table.length * 2];
-            mask = table.length - 1;
-            for (int i = 0; i < size; i++) {
-                insert(i);
-            }
-        } else {
-            insert(id);
-        }
-    }
-
-    private void insert(int id) {
-        int slot = hashes[id] & mask;
-        while (table[slot] != 0) {
-            slot = (slot + 1) & mask;
-        }
-        table[slot] = id + 1;
     }
 }
