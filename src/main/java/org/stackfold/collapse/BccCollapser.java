@@ -40,16 +40,8 @@ public final class BccCollapser implements Collapser {
         FoldedLine folded = new FoldedLine();
         byte[] name = new byte[256];
         try (LineReader r = new LineReader(in.stream(), in.name())) {
-            while (r.next()) {
-                if (r.isBlank()) {
-                    continue;
-                }
+            while (folded.next(r, problems)) {
                 byte[] b = r.buffer();
-                String error = folded.parse(b, r.start(), r.end());
-                if (error != null) {
-                    problems.bad(r.lineNumber(), error);
-                    continue;
-                }
                 stacks.clear();
                 boolean kernel = false;
                 int kernelFrames = 0;

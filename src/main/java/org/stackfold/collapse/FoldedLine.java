@@ -9,6 +9,24 @@ final class FoldedLine {
     int stackEnd;
     long count;
 
+    /**
+     * Advances {@code r} to the next line that parses (blank lines skipped, bad ones reported to
+     * {@code problems}, which fails or counts them); false at the end of the input.
+     */
+    boolean next(LineReader r, Problems problems) throws java.io.IOException {
+        while (r.next()) {
+            if (r.isBlank()) {
+                continue;
+            }
+            String error = parse(r.buffer(), r.start(), r.end());
+            if (error == null) {
+                return true;
+            }
+            problems.bad(r.lineNumber(), error);
+        }
+        return false;
+    }
+
     /** Parses {@code buf[start, end)} (a trailing {@code \r} is ignored); returns an error text or null. */
     String parse(byte[] buf, int start, int end) {
         if (end > start && buf[end - 1] == '\r') {

@@ -27,16 +27,8 @@ public final class RecursiveCollapser implements Collapser {
         Stacks stacks = new Stacks();
         FoldedLine folded = new FoldedLine();
         try (LineReader r = new LineReader(in.stream(), in.name())) {
-            while (r.next()) {
-                if (r.isBlank()) {
-                    continue;
-                }
+            while (folded.next(r, problems)) {
                 byte[] b = r.buffer();
-                String error = folded.parse(b, r.start(), r.end());
-                if (error != null) {
-                    problems.bad(r.lineNumber(), error);
-                    continue;
-                }
                 stacks.clear();
                 int prevStart = -1;
                 int prevEnd = -1;
