@@ -49,9 +49,7 @@ final class InfoCommand implements Callable<Integer> {
             if (f instanceof FoldedFormat || f instanceof DiffFoldedFormat) {
                 FoldedReader.Mode mode = f instanceof DiffFoldedFormat
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
-                FoldedReader.Result r = new FoldedReader(mode, read.lenient,
-                        read.threads == null ? Runtime.getRuntime().availableProcessors() : read.threads,
-                        opts.warnings()).read(in);
+                FoldedReader.Result r = FoldedFormat.reader(mode, opts).read(in);
                 FoldedReader.Stats s = r.stats();
                 row(out, "lines", s.lines());
                 row(out, "records", s.records());

@@ -7,7 +7,6 @@ import org.stackfold.format.Formats;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
-import org.stackfold.model.CallTree;
 import org.stackfold.model.Profile;
 import org.stackfold.transform.Merge;
 
@@ -39,15 +38,5 @@ final class ProfileLoader {
             Merge.into(first, next);
         }
         return first;
-    }
-
-    static boolean isEmpty(Profile p) {
-        CallTree t = p.tree();
-        for (int c = 0; c < t.weights(); c++) {
-            if (t.totalSamples(c) != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 }

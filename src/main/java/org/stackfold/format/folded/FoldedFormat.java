@@ -29,7 +29,8 @@ public final class FoldedFormat implements ProfileFormat {
         return reader(FoldedReader.Mode.PLAIN, options).read(in).profile();
     }
 
-    static FoldedReader reader(FoldedReader.Mode mode, FormatOptions options) {
+    /** The reader the options ask for: {@code lenient}, {@code threads} (default: one per core), warnings. */
+    public static FoldedReader reader(FoldedReader.Mode mode, FormatOptions options) {
         int threads = (int) options.getLong("threads", Runtime.getRuntime().availableProcessors());
         return new FoldedReader(mode, options.flag("lenient"), threads,
                 options.warnings());
