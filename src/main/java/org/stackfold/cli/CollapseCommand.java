@@ -33,6 +33,9 @@ final class CollapseCommand implements Callable<Integer> {
     @Option(names = "--lenient", description = "Skip lines that cannot be parsed and say how many.")
     boolean lenient;
 
+    @picocli.CommandLine.Mixin
+    InputLimit limit;
+
     // ---- collapse perf (stackcollapse-perf.pl / inferno-collapse-perf options) ----------------
     @Option(names = "--pid", description = "perf: root frame is comm-PID.")
     boolean perfPid;
@@ -134,6 +137,7 @@ final class CollapseCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Collapser c = Collapsers.byName(format);
+        limit.apply();
         Profile p;
         try (Input in = Input.open(input)) {
             p = c.collapse(in, options(), Warnings.to(spec));

@@ -1,16 +1,14 @@
 package org.stackfold.cli;
 
 import java.io.ByteArrayOutputStream;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import org.stackfold.io.InputException;
+import org.stackfold.io.UsageException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -45,10 +43,49 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
-        int code = run(args, out, new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
-        out.flush();
-        System.exit(out.checkError() ? 1 : code);
+        Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
+        StandardOutput stdout = new StandardOutput();
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        int code;
+        try {
+            code = run(args, stdout, err);
+            stdout.flush();
+        } catch (IOException e) {
+            code = 1;
+        }
+        if (stdout.failure() != null && code != 2) {
+            // A result that did not reach standard output is a failure, said once (commands that
+            // wrote through AtomicOutput have said it already).
+            if (code == 0) {
+                err.println("stackfold: standard output: " + stdout.failure());
+            }
+            code = 1;
+        }
+        err.flush();
+        System.exit(code);
+    }
+
+    /** A thread that dies outside a command (a worker's OutOfMemoryError): one line, exit 1. */
+    private static void uncaught(Thread t, Throwable e) {
+        try {
+            System.err.println("stackfold: " + (outOfMemory(e) != null ? OUT_OF_MEMORY : "internal error: " + e));
+            System.err.flush();
+        } finally {
+            Runtime.getRuntime().halt(1);
+        }
+    }
+
+    static final String OUT_OF_MEMORY = "out of memory; raise the heap with STACKFOLD_HEAP=4g (now "
+            + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB)";
+
+    /** The OutOfMemoryError in a chain of causes, or null. */
+    static OutOfMemoryError outOfMemory(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof OutOfMemoryError oom) {
+                return oom;
+            }
+        }
+        return null;
     }
 
     /** Where commands write results to standard output: the process's, or a test's. */
@@ -67,6 +104,15 @@ public final class Main implements Runnable {
         STDOUT.set(out);
         try {
             return cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            // picocli hands its handler Exceptions only; Errors come out of execute().
+            err.println("stackfold: " + OUT_OF_MEMORY);
+            err.flush();
+            return 1;
+        } catch (StackOverflowError e) {
+            err.println("stackfold: internal error: the thread stack overflowed (please report it with the input's shape)");
+            err.flush();
+            return 1;
         } finally {
             text.flush();
             STDOUT.remove();
@@ -87,19 +133,35 @@ public final class Main implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler(Main::handle);
+        cl.setParameterExceptionHandler(Main::usage);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         return cl;
+    }
+
+    /** A mistake on the command line: one line and where to look, exit 2 (picocli would print the whole help). */
+    private static int usage(CommandLine.ParameterException e, String[] args) {
+        CommandLine cl = e.getCommandLine();
+        PrintWriter err = cl.getErr();
+        String command = cl.getCommandSpec().qualifiedName(" ");
+        err.println("stackfold: " + e.getMessage() + " (see '" + command + " --help')");
+        err.flush();
+        return 2;
     }
 
     private static int handle(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
         PrintWriter err = cl.getErr();
         Throwable t = e instanceof UncheckedIOException u ? u.getCause() : e;
+        if (t instanceof UsageException) {
+            err.println("stackfold: " + t.getMessage() + " (see '" + cl.getCommandSpec().qualifiedName(" ") + " --help')");
+            err.flush();
+            return 2;
+        }
         if (t instanceof InputException) {
             err.println("stackfold: " + t.getMessage());
         } else if (t instanceof IOException io) {
             err.println("stackfold: " + describe(io));
-        } else if (t instanceof OutOfMemoryError) {
-            err.println("stackfold: out of memory; raise the heap with STACKFOLD_HEAP=4g");
+        } else if (outOfMemory(t) != null) {
+            err.println("stackfold: " + OUT_OF_MEMORY);
         } else {
             err.println("stackfold: internal error: " + t);
             if (System.getenv("STACKFOLD_DEBUG") != null) {

@@ -35,7 +35,7 @@ public final class Collapsers {
                 return c;
             }
         }
-        throw new InputException("unknown collapse format '" + name + "'; known: "
+        throw new org.stackfold.io.UsageException("unknown collapse format '" + name + "'; known: "
                 + String.join(", ", ALL.stream().map(Collapser::name).toList()));
     }
 }
