@@ -188,4 +188,14 @@ class HardeningCliTest {
         Run threads = run("top", "--thread-frames", res("formats/jfr-heavy.jfr"));
         assertThat(threads.code()).as(threads.err()).isZero();
     }
+
+    @Test
+    void jsonPastTheParsersLimitsIsNamedWithItsOffset() throws IOException {
+        Path deep = file("deep.speedscope.json", "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"x\":"
+                + "[".repeat(5000) + "]".repeat(5000) + "}");
+        Run r = run("convert", deep.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).startsWith("stackfold: " + deep + ": at byte offset ").contains("nesting depth");
+        assertThat(r.errLines()).isEqualTo(1);
+    }
 }

@@ -209,4 +209,27 @@ class ProcessHardeningTest {
         assertThat(Files.readString(dir.resolve("ro.folded"))).isEqualTo("old 1\n");
         noTemporaryFilesLeft();
     }
+
+    @Test
+    void runningOutOfMemoryIsOneLineWithTheHint() throws Exception {
+        // 400,000 distinct frames in 300,000 lines cannot fit in a 24 MiB heap.
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 300_000; i++) {
+            sb.append("root;function_number_").append(i).append(";leaf_").append(i % 100_000 + 1_000_000).append(" 1\n");
+        }
+        Files.writeString(dir.resolve("big.folded"), sb);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        for (String cmd : new String[] {"info", "fold", "top", "convert", "flamegraph"}) {
+            Result r = bash(java + " -Xmx24m -XX:-UsePerfData -cp " + System.getProperty("java.class.path")
+                    + " org.stackfold.cli.Main " + cmd + " big.folded -o out");
+            if (cmd.equals("info") || cmd.equals("top")) {
+                r = bash(java + " -Xmx24m -XX:-UsePerfData -cp " + System.getProperty("java.class.path")
+                        + " org.stackfold.cli.Main " + cmd + " big.folded");
+            }
+            assertThat(r.code()).as(cmd + ": " + r.err()).isEqualTo(1);
+            assertThat(r.errLines()).as(cmd + ": " + r.err()).hasSize(1);
+            assertThat(r.err()).as(cmd).contains("out of memory").contains("STACKFOLD_HEAP");
+        }
+        noTemporaryFilesLeft();
+    }
 }
