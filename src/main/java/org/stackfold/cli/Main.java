@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import org.stackfold.io.InputException;
+import org.stackfold.io.Printable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -97,11 +98,11 @@ public final class Main implements Runnable {
         if (t instanceof InputException) {
             err.println("stackfold: " + t.getMessage());
         } else if (t instanceof IOException io) {
-            err.println("stackfold: " + describe(io));
+            err.println("stackfold: " + Printable.of(describe(io)));
         } else if (t instanceof OutOfMemoryError) {
             err.println("stackfold: out of memory; raise the heap with STACKFOLD_HEAP=4g");
         } else {
-            err.println("stackfold: internal error: " + t);
+            err.println("stackfold: internal error: " + Printable.of(t.toString()));
             if (System.getenv("STACKFOLD_DEBUG") != null) {
                 t.printStackTrace(err);
             } else {
