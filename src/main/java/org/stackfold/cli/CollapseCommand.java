@@ -136,7 +136,7 @@ final class CollapseCommand implements Callable<Integer> {
         Collapser c = Collapsers.byName(format);
         Profile p;
         try (Input in = Input.open(input)) {
-            p = c.collapse(in, options(), Warnings.to(spec));
+            p = Collapsers.collapse(c, in, options(), Warnings.to(spec));
         }
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             new FoldedWriter(false).write(p, out.stream());
