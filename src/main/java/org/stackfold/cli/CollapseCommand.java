@@ -140,10 +140,11 @@ final class CollapseCommand implements Callable<Integer> {
         limit.apply();
         Profile p;
         try (Input in = Input.open(input)) {
-            p = c.collapse(in, options(), Warnings.to(spec));
+            p = Collapsers.collapse(c, in, options(), Warnings.to(spec));
         }
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
-            new FoldedWriter(false).write(p, out.stream());
+            // --perl-compat keeps perl's bytes, white space at the ends of names included
+            new FoldedWriter(false, !perfPerlCompat).write(p, out.stream());
             out.commit();
         }
         return 0;

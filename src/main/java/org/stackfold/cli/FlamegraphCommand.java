@@ -165,7 +165,7 @@ final class FlamegraphCommand implements Callable<Integer> {
     private int draw() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         java.util.function.Consumer<String> warn = quiet ? w -> { } : w -> {
-            err.println("stackfold: warning: " + w);
+            err.println("stackfold: warning: " + org.stackfold.io.Printable.of(w));
             err.flush();
         };
         FlameGraphOptions o = options(warn);

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import org.stackfold.io.InputException;
+import org.stackfold.io.Printable;
 import org.stackfold.io.UsageException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -159,11 +160,11 @@ public final class Main implements Runnable {
         if (t instanceof InputException) {
             err.println("stackfold: " + t.getMessage());
         } else if (t instanceof IOException io) {
-            err.println("stackfold: " + describe(io));
+            err.println("stackfold: " + Printable.of(describe(io)));
         } else if (outOfMemory(t) != null) {
             err.println("stackfold: " + OUT_OF_MEMORY);
         } else {
-            err.println("stackfold: internal error: " + t);
+            err.println("stackfold: internal error: " + Printable.of(t.toString()));
             if (System.getenv("STACKFOLD_DEBUG") != null) {
                 t.printStackTrace(err);
             } else {

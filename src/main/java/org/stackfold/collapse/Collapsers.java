@@ -1,8 +1,13 @@
 package org.stackfold.collapse;
 
 import java.util.ArrayList;
+import java.io.IOException;
 import java.util.List;
+import java.util.function.Consumer;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
+import org.stackfold.model.Profile;
 
 /** The registry of collapsers, in the order {@code collapse guess} tries them. */
 public final class Collapsers {
@@ -27,6 +32,26 @@ public final class Collapsers {
 
     public static List<Collapser> all() {
         return List.copyOf(ALL);
+    }
+
+    /**
+     * Collapses an input with {@code c}, as every command does: where not one record parsed, the
+     * input is not this format, and that is a one-line error saying what it looks like (the
+     * collapser's own warnings about it are then left out, so the error stays one line).
+     */
+    public static Profile collapse(Collapser c, Input in, FormatOptions options, Consumer<String> warnings)
+            throws IOException {
+        if (c instanceof GuessCollapser) {
+            return c.collapse(in, options, warnings); // no match is already its error
+        }
+        byte[] head = in.head(NoRecords.HEAD);
+        List<String> held = new ArrayList<>();
+        Profile p = c.collapse(in, options, held::add);
+        if (p.tree().size() <= 1) {
+            throw NoRecords.error(c, in.name(), head);
+        }
+        held.forEach(warnings);
+        return p;
     }
 
     public static Collapser byName(String name) {
