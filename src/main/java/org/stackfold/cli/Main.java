@@ -7,6 +7,7 @@ import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.List;
 import org.stackfold.io.InputException;
 import org.stackfold.io.Printable;
 import org.stackfold.io.UsageException;
@@ -21,20 +22,24 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Folded stacks, flame graphs and profile conversions.",
-        subcommands = {
-                FoldCommand.class,
-                DiffCommand.class,
-                TopCommand.class,
-                InfoCommand.class,
-                ConvertCommand.class,
-                CollapseCommand.class,
-                FlamegraphCommand.class,
-                DemoCommand.class,
-                CommandLine.HelpCommand.class
-        },
         footer = {"", "Inputs may be gzip-compressed and may be '-' for standard input.",
                 "Run 'stackfold COMMAND --help' for a command's options and examples."})
 public final class Main implements Runnable {
+    /**
+     * The subcommands, in the order help lists them. Only the one named on the command line is
+     * given to picocli: building the model of all of them (reflection over every option) costs more
+     * than the rest of a small command.
+     */
+    static final List<Class<?>> COMMANDS = List.of(
+            FoldCommand.class,
+            DiffCommand.class,
+            TopCommand.class,
+            InfoCommand.class,
+            ConvertCommand.class,
+            CollapseCommand.class,
+            FlamegraphCommand.class,
+            DemoCommand.class);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -98,7 +103,7 @@ public final class Main implements Runnable {
 
     /** Runs the CLI with the given streams; returns the exit code. Tests call this. */
     public static int run(String[] args, OutputStream out, PrintWriter err) {
-        CommandLine cl = commandLine();
+        CommandLine cl = commandLine(args);
         PrintWriter text = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
         cl.setOut(text);
         cl.setErr(err);
@@ -131,8 +136,18 @@ public final class Main implements Runnable {
         }
     }
 
-    public static CommandLine commandLine() {
+    /** The command line for {@code args}: with the subcommand they name, or with every one (help, mistakes). */
+    public static CommandLine commandLine(String... args) {
         CommandLine cl = new CommandLine(new Main());
+        Class<?> named = args.length == 0 ? null : COMMANDS.stream()
+                .filter(c -> c.getAnnotation(Command.class).name().equals(args[0])).findFirst().orElse(null);
+        if (named != null) {
+            cl.addSubcommand(named);
+        } else {
+            COMMANDS.forEach(cl::addSubcommand);
+            cl.addSubcommand(CommandLine.HelpCommand.class);
+        }
+        // Set after the subcommands are added: picocli passes these settings down to those present.
         cl.setExecutionExceptionHandler(Main::handle);
         cl.setParameterExceptionHandler(Main::usage);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
