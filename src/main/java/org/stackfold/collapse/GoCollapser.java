@@ -48,7 +48,7 @@ public final class GoCollapser implements Collapser {
         int[] ends = new int[256];
         long[] counts = new long[256];
         int nSamples = 0;
-        HashMap<Long, Integer> names = new HashMap<>();
+        LocationNames names = new LocationNames();
         int section = 0; // 0 before Samples:, 1 samples, 2 locations
         try (LineReader r = new LineReader(in.stream(), in.name())) {
             lines:
@@ -90,6 +90,11 @@ public final class GoCollapser implements Collapser {
                                     break; // perl's [0-9 ]+ ends here
                                 }
                                 long id = Bytes.parseCount(b, q, idEnd);
+                                if (id < 0) {
+                                    problems.bad(r.lineNumber(), "location id too large");
+                                    nIds = nSamples == 0 ? 0 : ends[nSamples - 1];
+                                    continue lines;
+                                }
                                 if (nIds == ids.length) {
                                     ids = Arrays.copyOf(ids, nIds * 2);
                                 }
@@ -115,8 +120,8 @@ public final class GoCollapser implements Collapser {
         for (int i = 0; i < nSamples; i++) {
             stacks.clear();
             for (int k = ends[i] - 1; k >= start; k--) {
-                Integer frame = names.get(ids[k]);
-                stacks.pushFrame(frame != null ? frame : stacks.frame(Long.toString(ids[k])));
+                int frame = names.get(ids[k]);
+                stacks.pushFrame(frame >= 0 ? frame : stacks.frame(Long.toString(ids[k])));
             }
             if (ends[i] > start) {
                 stacks.add(counts[i]);
@@ -138,7 +143,7 @@ public final class GoCollapser implements Collapser {
     }
 
     /** perl's {@code ^\s*([0-9]*): 0x[0-9a-f]+ (M=[0-9]+ )?([^ ]+) .*}. */
-    private static void location(byte[] b, int s, int e, HashMap<Long, Integer> names, Stacks stacks) {
+    private static void location(byte[] b, int s, int e, LocationNames names, Stacks stacks) {
         int p = Bytes.skipSpace(b, s, e);
         int idEnd = Bytes.skipDigits(b, p, e);
         if (!Bytes.startsWith(b, idEnd, e, ": 0x")) {
@@ -170,11 +175,42 @@ public final class GoCollapser implements Collapser {
         }
     }
 
-    private static void addName(byte[] b, int idStart, int idEnd, int from, int to, HashMap<Long, Integer> names,
+    private static void addName(byte[] b, int idStart, int idEnd, int from, int to, LocationNames names,
                                 Stacks stacks) {
         long id = idEnd > idStart ? Bytes.parseCount(b, idStart, idEnd) : -1;
         if (id >= 0) {
             names.put(id, stacks.frame(b, from, to - from));
+        }
+    }
+
+    /** Location id → frame id: an array for the small dense ids pprof assigns, a map beyond. */
+    private static final class LocationNames {
+        private static final int DENSE = 1 << 20;
+        private int[] dense = new int[256];
+        private final HashMap<Long, Integer> sparse = new HashMap<>();
+
+        LocationNames() {
+            Arrays.fill(dense, -1);
+        }
+
+        void put(long id, int frame) {
+            if (id < DENSE) {
+                if (id >= dense.length) {
+                    int old = dense.length;
+                    dense = Arrays.copyOf(dense, (int) Math.min(DENSE, Math.max(id + 1, old * 2L)));
+                    Arrays.fill(dense, old, dense.length, -1);
+                }
+                dense[(int) id] = frame;
+            } else {
+                sparse.put(id, frame);
+            }
+        }
+
+        int get(long id) {
+            if (id < DENSE) {
+                return id < dense.length ? dense[(int) id] : -1;
+            }
+            return sparse.getOrDefault(id, -1);
         }
     }
 }
