@@ -15,6 +15,7 @@ public final class Collapsers {
             // Collapsers register here.
             // guess tries them in this order (inferno's: dtrace, perf, sample, vtune, vsprof, xctrace, ghcprof)
             new DtraceCollapser(),
+            new PerfSchedCollapser(), // perf script text too: before perf, taken only with sched_stat events
             new org.stackfold.collapse.perf.PerfCollapser(),
             new SampleCollapser(),
             new VtuneCollapser(),
@@ -22,6 +23,23 @@ public final class Collapsers {
             new GhcprofCollapser(),
             new XctraceCollapser(),
             new BpftraceCollapser(),
+            // FlameGraph's other collapsers (stackcollapse-*.pl), each detected by content
+            new JstackCollapser(),
+            new IbmjavaCollapser(),
+            new GdbCollapser(),
+            new ElfutilsCollapser(),
+            new FaulthandlerCollapser(),
+            new StapCollapser(),
+            new GoCollapser(),
+            new ChromeTracingCollapser(),
+            new InstrumentsCollapser(),
+            new AixCollapser(),
+            new PmcCollapser(),
+            new LjpCollapser(),
+            new WcpCollapser(),
+            new VtuneMcCollapser(),
+            new XdebugCollapser(),
+            new JavaExceptionsCollapser(), // last: an exception in any log would do
             new BccCollapser(),
             new RecursiveCollapser(),
             new GuessCollapser()
