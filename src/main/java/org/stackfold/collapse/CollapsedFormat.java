@@ -41,7 +41,7 @@ public final class CollapsedFormat implements ProfileFormat {
 
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
-        return collapser.collapse(in, options, options::warn);
+        return Collapsers.collapse(collapser, in, options, options::warn); // nothing parsed is an error here too
     }
 
     @Override

@@ -1,9 +1,6 @@
 package org.stackfold.collapse;
 
-/**
- * A quick look at the first bytes of an input, for messages and format choice: whether any line
- * could be a folded stack ({@code frames COUNT}), and what the content looks like otherwise.
- */
+/** A quick look at the first bytes of an input: whether any line could be a folded stack ({@code frames COUNT}). */
 final class FoldedShape {
     private FoldedShape() {
     }
@@ -34,40 +31,5 @@ final class FoldedShape {
             return false;
         }
         return b[e - 1] == ' ' || b[e - 1] == '\t';
-    }
-
-    /** "binary data", "JSON", "XML or HTML", "empty", or the first line, escaped and cut short. */
-    static String describe(byte[] b) {
-        int n = Math.min(b.length, 512);
-        int controls = 0;
-        for (int i = 0; i < n; i++) {
-            int c = b[i] & 0xff;
-            if (c == 0 || c == 0x7f || (c < 0x20 && c != '\n' && c != '\r' && c != '\t')) {
-                controls++;
-            }
-        }
-        if (controls > 0) {
-            return "binary data";
-        }
-        int i = 0;
-        while (i < b.length && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r')) {
-            i++;
-        }
-        if (i == b.length) {
-            return "only white space";
-        }
-        if (b[i] == '{' || b[i] == '[') {
-            return "JSON that is no speedscope file";
-        }
-        if (b[i] == '<') {
-            return "XML or HTML";
-        }
-        int end = i;
-        while (end < b.length && b[end] != '\n' && b[end] != '\r') {
-            end++;
-        }
-        String line = new String(b, i, Math.min(end - i, 60), java.nio.charset.StandardCharsets.UTF_8);
-        // No control byte is left in the head (they make it "binary data"), except DEL.
-        return "text starting '" + line.replace('\u007f', '?') + (end - i > 60 ? "...'" : "'");
     }
 }

@@ -38,7 +38,7 @@ public final class InputFormats {
             return f;
         }
         if (head.length > 0 && !FoldedShape.anyLineLooksFolded(head)) {
-            throw new InputException(in.name() + ": not a profile Stackfold recognises (" + FoldedShape.describe(head)
+            throw new InputException(in.name() + ": not a profile Stackfold recognises (" + NoRecords.lookOf(null, head)
                     + "); it reads " + Formats.names() + " and, through 'stackfold collapse', the text output of "
                     + String.join(", ", collapserNames()));
         }

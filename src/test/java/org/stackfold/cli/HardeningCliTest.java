@@ -170,7 +170,7 @@ class HardeningCliTest {
         Path html = file("page.html", "<html><body>not a profile</body></html>\n");
         Run r = run("info", html.toString());
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.err()).startsWith("stackfold: " + html + ": not a profile Stackfold recognises (XML or HTML)")
+        assertThat(r.err()).startsWith("stackfold: " + html + ": not a profile Stackfold recognises (its first line is '<html>")
                 .contains("stackfold collapse");
         assertThat(r.errLines()).isEqualTo(1);
     }
