@@ -409,7 +409,7 @@ public final class JfrReader {
         }
         out.println(name + ": JFR recording, " + counts.size() + " event types");
         out.printf("  %-45s %12s %12s%n", "event", "count", "with stack");
-        counts.forEach((k, v) -> out.printf("  %-45s %12d %12d%n", k, v[0], v[1]));
+        counts.forEach((k, v) -> out.printf("  %-45s %12d %12d%n", org.stackfold.io.Printable.of(k), v[0], v[1]));
         out.println("  read a profile with --event " + JfrEvents.aliases() + " or a full event name");
     }
 }

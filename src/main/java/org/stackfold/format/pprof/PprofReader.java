@@ -111,8 +111,8 @@ public final class PprofReader {
             long[] st = t.sampleTypes.get(i);
             String type = t.string(r, st[0], st[2]);
             Profile p = new PprofReader(String.valueOf(i), false, false).build(r, t);
-            out.printf(Locale.ROOT, "%-18s %s/%s%s: total %d, %d distinct stacks%n", "sample type " + i, type,
-                    t.string(r, st[1], st[2]), i == chosen || diff != null ? " (read by default)" : "",
+            out.printf(Locale.ROOT, "%-18s %s/%s%s: total %d, %d distinct stacks%n", "sample type " + i,
+                    org.stackfold.io.Printable.of(type), org.stackfold.io.Printable.of(t.string(r, st[1], st[2])), i == chosen || diff != null ? " (read by default)" : "",
                     p.tree().totalSamples(), distinct(p));
         }
         out.println("read another sample type with --sample-type NAME|INDEX");
