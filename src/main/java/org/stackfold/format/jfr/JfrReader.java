@@ -196,6 +196,9 @@ public final class JfrReader {
                     long tid = t == null ? 0 : t.getJavaThreadId() > 0 ? t.getJavaThreadId() : -t.getOSThreadId() - 1;
                     java.time.Instant at = e.getStartTime();
                     order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
+                    if (t != null && !order.names.containsKey(tid)) {
+                        order.names.put(tid, t.getJavaName() != null ? t.getJavaName() : t.getOSName());
+                    }
                 }
             }
         } catch (OutOfMemoryError ex) {
@@ -240,6 +243,7 @@ public final class JfrReader {
         int[] node = new int[1024];
         int size;
         boolean weighted;
+        final Map<Long, String> names = new java.util.HashMap<>();
 
         void add(long t, long tid, int n, long weight) {
             if (size == node.length) {
@@ -266,6 +270,7 @@ public final class JfrReader {
             for (int i : idx) {
                 tl.add(thread[i], 0, time[i], 0, node[i]);
             }
+            names.forEach(tl::nameThread);
             return tl;
         }
 

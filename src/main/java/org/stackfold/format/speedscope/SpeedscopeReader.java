@@ -403,6 +403,9 @@ public final class SpeedscopeReader {
         for (int k = 0; k < profiles.size(); k++) {
             Raw r = profiles.get(k);
             int column = differential ? k : 0;
+            if (timeline != null) {
+                timeline.nameThread(k, r.name); // speedscope names each timeline: keep it through a round trip
+            }
             int base = CallTree.ROOT;
             if (threadFrames) {
                 base = tree.child(CallTree.ROOT, frames.frame(r.name, FrameKind.SYNTHETIC));
