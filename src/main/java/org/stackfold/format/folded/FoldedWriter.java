@@ -242,6 +242,11 @@ public final class FoldedWriter {
         }
 
         private void number(long v) throws IOException {
+            if (v < 0) {
+                // Readers refuse negative counts, so none should arrive; one that does is a bug to
+                // report, never digits of garbage ("main;foo +") in the output.
+                throw new IllegalStateException("negative count " + v + " in a profile to write as folded stacks");
+            }
             if (buf.length - used < 20) {
                 flush();
             }

@@ -244,6 +244,12 @@ public final class PprofReader {
             boolean any = false;
             for (int c : columns) {
                 any |= values[c] != 0;
+                if (values[c] < 0) {
+                    // go tool pprof -diff_base / -base write the base profile's samples negated
+                    throw r.error(t.sampleOff[s], "negative sample value " + values[c] + ": a differential profile"
+                            + " (go tool pprof -diff_base or -base); read the two profiles and compare them with"
+                            + " stackfold diff BEFORE AFTER");
+                }
             }
             if (!any) {
                 continue;
