@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * finding). libFuzzer's own RSS limit is set well above what the instrumented JVM itself uses: at
  * 2048 MB it fired on a loaded machine while the seed corpus was still loading (RSS 2135 MB,
  * reported against a harmless 120-byte input), which made the suite flaky.
+ */
 class TachyonJazzerTest {
     @Test
     void boundedFuzzingRun() throws IOException, InterruptedException {
