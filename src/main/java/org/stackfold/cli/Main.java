@@ -176,6 +176,10 @@ public final class Main implements Runnable {
             err.println("stackfold: " + t.getMessage());
         } else if (t instanceof IOException io) {
             err.println("stackfold: " + Printable.of(describe(io)));
+        } else if (t instanceof ArithmeticException) {
+            // Math.addExact on counts: sums past 2^63-1 across stacks are a one-line error, never wrapped
+            err.println("stackfold: " + Printable.of(inputs(parsed)) + ": the counts add up to more than 2^63-1"
+                    + " (9223372036854775807); scale them down");
         } else if (outOfMemory(t) != null) {
             err.println("stackfold: " + OUT_OF_MEMORY);
         } else {
@@ -188,6 +192,23 @@ public final class Main implements Runnable {
         }
         err.flush();
         return 1;
+    }
+
+    /** The input files of the command that failed, as given ("-" for stdin), for messages. */
+    private static String inputs(CommandLine.ParseResult parsed) {
+        CommandLine.ParseResult sub = parsed;
+        while (sub.subcommand() != null) {
+            sub = sub.subcommand();
+        }
+        java.util.List<String> names = new java.util.ArrayList<>();
+        for (CommandLine.Model.PositionalParamSpec p : sub.matchedPositionals()) {
+            for (String v : p.stringValues()) {
+                if (v.equals("-") || java.nio.file.Files.exists(java.nio.file.Path.of(v))) {
+                    names.add(v);
+                }
+            }
+        }
+        return names.isEmpty() ? "<stdin>" : String.join(", ", names);
     }
 
     private static String describe(IOException e) {

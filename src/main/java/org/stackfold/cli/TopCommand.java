@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.stackfold.analysis.TopFunctions;
+import org.stackfold.io.Printable;
 import org.stackfold.model.Profile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -49,7 +50,7 @@ final class TopCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%12s %7s %12s %7s  %s%n", "SELF", "SELF%", "TOTAL", "TOTAL%", "FUNCTION");
         for (TopFunctions.Row r : TopFunctions.sorted(table, sort, limit)) {
             out.printf(Locale.ROOT, "%12d %6.2f%% %12d %6.2f%%  %s%n", r.self(), pct(r.self(), total), r.total(),
-                    pct(r.total(), total), r.name());
+                    pct(r.total(), total), Printable.of(r.name())); // a name must not add a line
         }
         out.printf(Locale.ROOT, "%d samples, %d functions%n", total, table.rows().size());
     }

@@ -115,7 +115,13 @@ public final class GhcprofCollapser implements Collapser {
                     skipBelow = indent;
                     continue;
                 }
-                long value = (long) Math.max(0, source == Source.TIME ? cost * 10.0 : cost);
+                double scaled = source == Source.TIME ? cost * 10.0 : cost;
+                if (!(scaled < 0x1p63) && !Double.isNaN(scaled)) { // never a silent clamp to 2^63-1
+                    problems.bad(r.lineNumber(), "cost \"" + costText + "\" does not fit in 64 bits");
+                    skipBelow = indent;
+                    continue;
+                }
+                long value = (long) Math.max(0, scaled);
                 stacks.truncate(indent);
                 stacks.push(field(cps, moduleCol) + "." + field(cps, 0));
                 stacks.add(value);

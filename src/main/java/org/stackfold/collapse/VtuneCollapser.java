@@ -76,6 +76,12 @@ public final class VtuneCollapser implements Collapser {
                     skipBelow = depth;
                     continue;
                 }
+                if (!(time * 1000.0 < 0x1p63) && !Double.isNaN(time)) { // never a silent clamp to 2^63-1
+                    problems.bad(r.lineNumber(), "'CPU Time:Self' value '" + parts[1]
+                            + "' does not fit: more than 2^63-1 milliseconds");
+                    skipBelow = depth;
+                    continue;
+                }
                 stacks.truncate(depth - 1);
                 stacks.push(parts[2].isEmpty() ? parts[0] : parts[2] + "`" + parts[0]);
                 long ms = Math.round(time * 1000.0);

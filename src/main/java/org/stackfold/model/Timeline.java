@@ -18,6 +18,7 @@ public final class Timeline {
     private int[] node = new int[1024];
     private int size;
     private final String timeUnit;
+    private final java.util.Map<Long, String> threadNames = new java.util.HashMap<>();
 
     public Timeline(String timeUnit) {
         this.timeUnit = timeUnit;
@@ -46,6 +47,18 @@ public final class Timeline {
         status[size] = statusFlags;
         node[size] = treeNode;
         size++;
+    }
+
+    /** Names a thread (JFR's {@code main}, {@code worker-3}); where none is known, writers show its id. */
+    public void nameThread(long thread, String name) {
+        if (name != null && !name.isEmpty()) {
+            threadNames.put(thread, name);
+        }
+    }
+
+    /** The thread's name, or null where the source did not say. */
+    public String threadName(long thread) {
+        return threadNames.get(thread);
     }
 
     public long threadId(int i) {

@@ -1,6 +1,8 @@
 package org.stackfold.format.folded;
 
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
+import org.stackfold.model.ByteStringPool;
 
 /**
  * Frame names as a folded line can carry them. Folded text has no escapes: a name holding a line
@@ -10,44 +12,94 @@ import java.io.ByteArrayOutputStream;
  *   <li>has no white space at either end (a collapser's {@code "StubRoutines "} is
  *       {@code StubRoutines}: the reader trims it at a leaf, so one function would become two);
  *   <li>has {@code :} for each {@code ;} (as the perf and bpftrace collapsers already write);
- *   <li>has {@code \xNN} for each control byte (C0 but tab, DEL), line ends included (a tab inside
+ *   <li>has {@code \xNN} for each control byte but tab (C0, DEL), line ends included (a tab inside
  *       a name is white space the reader keeps);
  *   <li>starts with {@code \x23} instead of {@code #} where it would make a root line a comment
  *       ({@code #} alone or followed by a space).
  * </ul>
  * Names already clean (every name read from a folded file, so {@code fold} is a fixed point) are
- * written as they are. The rewriting is one way: {@code \} is not escaped.
+ * written as they are. The rewriting is one way: {@code \} is not escaped. Writers that promise a
+ * peer's bytes use a narrower {@link Rules}.
  */
-final class FoldedNames {
+public final class FoldedNames {
+    /** Which rules a writer applies. */
+    public enum Rules {
+        /** All of them: Stackfold's own folded output. */
+        FOLDED(true, true),
+        /** All but trimming: stackcollapse-perf.pl's bytes keep white space at the ends of names. */
+        KEEP_SPACE(false, true),
+        /**
+         * Only what changes the structure (line ends, {@code ;}): CPython's collapsed bytes keep other
+         * control bytes, which a folded reader keeps too.
+         */
+        STRUCTURE(false, false);
+
+        final boolean trim;
+        final boolean controls;
+
+        Rules(boolean trim, boolean controls) {
+            this.trim = trim;
+            this.controls = controls;
+        }
+
+        boolean escapes(byte c, boolean first, byte next, boolean last) {
+            if (c == '\n' || c == '\r') {
+                return true;
+            }
+            if (!controls) {
+                return false;
+            }
+            return (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f || (first && c == '#' && (last || next == ' '));
+        }
+    }
+
     private FoldedNames() {
     }
 
-    /** True where {@code clean(name, trim)} would change the name in b[off, off + n). */
-    static boolean needsCleaning(byte[] b, int off, int n, boolean trim) {
+    /**
+     * For each name of the pool, its safe form where that differs, else null; or null where every
+     * name is safe already (the usual case, found in one pass without copying).
+     */
+    public static byte[][] replacements(ByteStringPool names, Rules rules) {
+        byte[][] out = null;
+        byte[] scratch = new byte[256];
+        for (int id = 0; id < names.size(); id++) {
+            if (names.length(id) > scratch.length) {
+                scratch = new byte[Math.max(names.length(id), scratch.length * 2)];
+            }
+            int n = names.copyTo(id, scratch, 0);
+            if (needsCleaning(scratch, n, rules)) {
+                if (out == null) {
+                    out = new byte[names.size()][];
+                }
+                out[id] = clean(Arrays.copyOf(scratch, n), rules);
+            }
+        }
+        return out;
+    }
+
+    /** True where {@code clean} would change the name in b[0, n). */
+    static boolean needsCleaning(byte[] b, int n, Rules rules) {
         if (n == 0) {
             return false;
         }
-        int last = off + n - 1;
-        if (trim && (FoldedSyntax.isSpace(b[off]) || FoldedSyntax.isSpace(b[last]))) {
+        if (rules.trim && (FoldedSyntax.isSpace(b[0]) || FoldedSyntax.isSpace(b[n - 1]))) {
             return true;
         }
-        if (b[off] == '#' && (n == 1 || b[off + 1] == ' ')) {
-            return true;
-        }
-        for (int i = off; i <= last; i++) {
+        for (int i = 0; i < n; i++) {
             byte c = b[i];
-            if (c == ';' || isControl(c)) {
+            if (c == ';' || rules.escapes(c, i == 0, i + 1 < n ? b[i + 1] : 0, i + 1 == n)) {
                 return true;
             }
         }
         return false;
     }
 
-    /** The name as folded text writes it; {@code trim} false keeps end white space (perl's bytes). */
-    static byte[] clean(byte[] b, boolean trim) {
+    /** The name as folded text writes it under {@code rules}. */
+    static byte[] clean(byte[] b, Rules rules) {
         int s = 0;
         int e = b.length;
-        if (trim) {
+        if (rules.trim) {
             while (s < e && (FoldedSyntax.isSpace(b[s]) || b[s] == '\n')) {
                 s++;
             }
@@ -60,7 +112,7 @@ final class FoldedNames {
             byte c = b[i];
             if (c == ';') {
                 out.write(':');
-            } else if (isControl(c) || (i == s && c == '#' && (i + 1 == e || b[i + 1] == ' '))) {
+            } else if (rules.escapes(c, i == s, i + 1 < e ? b[i + 1] : 0, i + 1 == e)) {
                 out.write('\\');
                 out.write('x');
                 out.write(Character.forDigit((c >> 4) & 15, 16));
@@ -70,9 +122,5 @@ final class FoldedNames {
             }
         }
         return out.toByteArray();
-    }
-
-    private static boolean isControl(byte c) {
-        return (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f;
     }
 }

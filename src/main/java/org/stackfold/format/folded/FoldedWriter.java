@@ -65,25 +65,15 @@ public final class FoldedWriter {
      */
     private static Profile byName(Profile p, boolean trim) {
         FrameTable f = p.frames();
-        ByteStringPool names = f.names();
-        boolean clean = true;
-        byte[] scratch = new byte[256];
-        for (int id = 0; id < names.size() && clean; id++) {
-            if (names.length(id) > scratch.length) {
-                scratch = new byte[Math.max(names.length(id), scratch.length * 2)];
-            }
-            clean = !FoldedNames.needsCleaning(scratch, 0, names.copyTo(id, scratch, 0), trim);
-        }
-        if (clean && f.size() == names.size()) {
+        byte[][] safe = FoldedNames.replacements(f.names(),
+                trim ? FoldedNames.Rules.FOLDED : FoldedNames.Rules.KEEP_SPACE);
+        if (safe == null && f.size() == f.names().size()) {
             return p;
         }
         Profile flat = new Profile(new FrameTable(), new CallTree(p.tree().weights()), p.valueTypes());
         int[] map = new int[f.size()];
         for (int frame = 0; frame < map.length; frame++) {
-            byte[] name = f.nameBytes(frame);
-            if (!clean && FoldedNames.needsCleaning(name, 0, name.length, trim)) {
-                name = FoldedNames.clean(name, trim);
-            }
+            byte[] name = safe != null && safe[f.nameId(frame)] != null ? safe[f.nameId(frame)] : f.nameBytes(frame);
             map[frame] = flat.frames().plain(name, 0, name.length);
         }
         for (int c = 0; c < p.tree().weights(); c++) {
@@ -252,6 +242,11 @@ public final class FoldedWriter {
         }
 
         private void number(long v) throws IOException {
+            if (v < 0) {
+                // Readers refuse negative counts, so none should arrive; one that does is a bug to
+                // report, never digits of garbage ("main;foo +") in the output.
+                throw new IllegalStateException("negative count " + v + " in a profile to write as folded stacks");
+            }
             if (buf.length - used < 20) {
                 flush();
             }

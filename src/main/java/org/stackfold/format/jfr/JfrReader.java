@@ -184,6 +184,9 @@ public final class JfrReader {
                     long tid = t == null ? 0 : t.getJavaThreadId() > 0 ? t.getJavaThreadId() : -t.getOSThreadId() - 1;
                     java.time.Instant at = e.getStartTime();
                     order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
+                    if (t != null && !order.names.containsKey(tid)) {
+                        order.names.put(tid, t.getJavaName() != null ? t.getJavaName() : t.getOSName());
+                    }
                 }
             }
         } catch (OutOfMemoryError ex) {
@@ -228,6 +231,7 @@ public final class JfrReader {
         int[] node = new int[1024];
         int size;
         boolean weighted;
+        final Map<Long, String> names = new java.util.HashMap<>();
 
         void add(long t, long tid, int n, long weight) {
             if (size == node.length) {
@@ -254,6 +258,7 @@ public final class JfrReader {
             for (int i : idx) {
                 tl.add(thread[i], 0, time[i], 0, node[i]);
             }
+            names.forEach(tl::nameThread);
             return tl;
         }
 
@@ -397,7 +402,7 @@ public final class JfrReader {
         }
         out.println(name + ": JFR recording, " + counts.size() + " event types");
         out.printf("  %-45s %12s %12s%n", "event", "count", "with stack");
-        counts.forEach((k, v) -> out.printf("  %-45s %12d %12d%n", k, v[0], v[1]));
+        counts.forEach((k, v) -> out.printf("  %-45s %12d %12d%n", org.stackfold.io.Printable.of(k), v[0], v[1]));
         out.println("  read a profile with --event " + JfrEvents.aliases() + " or a full event name");
     }
 }

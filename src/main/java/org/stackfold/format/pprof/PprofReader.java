@@ -111,8 +111,8 @@ public final class PprofReader {
             long[] st = t.sampleTypes.get(i);
             String type = t.string(r, st[0], st[2]);
             Profile p = new PprofReader(String.valueOf(i), false, false).build(r, t);
-            out.printf(Locale.ROOT, "%-18s %s/%s%s: total %d, %d distinct stacks%n", "sample type " + i, type,
-                    t.string(r, st[1], st[2]), i == chosen || diff != null ? " (read by default)" : "",
+            out.printf(Locale.ROOT, "%-18s %s/%s%s: total %d, %d distinct stacks%n", "sample type " + i,
+                    org.stackfold.io.Printable.of(type), org.stackfold.io.Printable.of(t.string(r, st[1], st[2])), i == chosen || diff != null ? " (read by default)" : "",
                     p.tree().totalSamples(), distinct(p));
         }
         out.println("read another sample type with --sample-type NAME|INDEX");
@@ -244,6 +244,12 @@ public final class PprofReader {
             boolean any = false;
             for (int c : columns) {
                 any |= values[c] != 0;
+                if (values[c] < 0) {
+                    // go tool pprof -diff_base / -base write the base profile's samples negated
+                    throw r.error(t.sampleOff[s], "negative sample value " + values[c] + ": a differential profile"
+                            + " (go tool pprof -diff_base or -base); read the two profiles and compare them with"
+                            + " stackfold diff BEFORE AFTER");
+                }
             }
             if (!any) {
                 continue;

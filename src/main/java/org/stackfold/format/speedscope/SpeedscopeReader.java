@@ -138,9 +138,11 @@ public final class SpeedscopeReader {
                 total = (Double.isNaN(r.endValue) ? (r.nValues > 0 ? r.values[r.nValues - 1] : 0) : r.endValue)
                         - r.startValue;
             }
-            out.printf(Locale.ROOT, "%-18s '%s' %s, %d %s, %s %s%n", "profile " + i, r.name, r.type,
+            out.printf(Locale.ROOT, "%-18s '%s' %s, %d %s, %s %s%n", "profile " + i,
+                    org.stackfold.io.Printable.of(r.name), r.type,
                     sampled ? r.samples : r.events, sampled ? "samples" : "events",
-                    total == Math.rint(total) ? String.valueOf((long) total) : String.valueOf(total), r.unit);
+                    total == Math.rint(total) ? String.valueOf((long) total) : String.valueOf(total),
+                    org.stackfold.io.Printable.of(r.unit));
         }
         out.println("all profiles are merged; read one with --profile NAME|INDEX");
     }
@@ -405,6 +407,9 @@ public final class SpeedscopeReader {
         for (int k = 0; k < profiles.size(); k++) {
             Raw r = profiles.get(k);
             int column = differential ? k : 0;
+            if (timeline != null) {
+                timeline.nameThread(k, r.name); // speedscope names each timeline: keep it through a round trip
+            }
             int base = CallTree.ROOT;
             if (threadFrames) {
                 base = tree.child(CallTree.ROOT, frames.frame(r.name, FrameKind.SYNTHETIC));

@@ -199,7 +199,8 @@ public final class SpeedscopeWriter {
         for (int k = 0; k < nThreads; k++) {
             g.writeStartObject();
             g.writeStringField("type", "sampled");
-            g.writeStringField("name", "thread " + ids[k]);
+            String threadName = tl.threadName(ids[k]);
+            g.writeStringField("name", threadName != null ? threadName : "thread " + ids[k]);
             g.writeStringField("unit", unit);
             g.writeNumberField("startValue", 0);
             g.writeNumberField("endValue", counts[k]);

@@ -27,6 +27,9 @@ final class CollapsedWriter {
 
     static void write(CallTree tree, FrameTable frames, OutputStream out) throws IOException {
         ByteStringPool names = frames.names();
+        // No name may forge a line or a frame; other bytes stay as CPython writes them (FoldedNames).
+        byte[][] safe = org.stackfold.format.folded.FoldedNames.replacements(names,
+                org.stackfold.format.folded.FoldedNames.Rules.STRUCTURE);
         List<Line> lines = new ArrayList<>();
         int[] path = new int[64];
         for (int n = 1; n < tree.size(); n++) {
@@ -42,12 +45,17 @@ final class CollapsedWriter {
                 }
                 int id = frames.nameId(tree.frame(m));
                 path[depth++] = id;
-                len += names.length(id) + 1;
+                len += (safe != null && safe[id] != null ? safe[id].length : names.length(id)) + 1;
             }
             byte[] text = new byte[len - 1];
             int at = 0;
             for (int i = depth - 1; i >= 0; i--) {
-                at = names.copyTo(path[i], text, at);
+                if (safe != null && safe[path[i]] != null) {
+                    System.arraycopy(safe[path[i]], 0, text, at, safe[path[i]].length);
+                    at += safe[path[i]].length;
+                } else {
+                    at = names.copyTo(path[i], text, at);
+                }
                 if (i > 0) {
                     text[at++] = ';';
                 }

@@ -27,7 +27,13 @@ import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameKind;
 import org.stackfold.model.Profile;
 
-/** Reads recordings this test makes with jdk.jfr.Recording: CPU burn, allocations and parking in known methods. */
+/**
+ * Reads recordings this test makes with jdk.jfr.Recording: CPU burn, allocations and parking in known methods.
+ * A live recording sees every thread of the JVM, and a loaded machine changes how many samples each
+ * gets, so assertions hold by construction only: about this thread's samples ({@link #selfHere}), or
+ * about the stacks under one method (allocations in {@code allocateArrays} are all {@code long[]}),
+ * and a contended lock waits until the waiter is seen blocked.
+ */
 class JfrFormatTest {
     private static final JfrFormat FORMAT = new JfrFormat();
     private static final String CLASS = JfrFormatTest.class.getName();
@@ -78,22 +84,36 @@ class JfrFormatTest {
         }
     }
 
+    /** {@code times} parks of 10 ms each (parkNanos may return early: it is parked again for the rest). */
     static void parkALot(int times) {
         for (int i = 0; i < times; i++) {
-            LockSupport.parkNanos(10_000_000);
+            long end = System.nanoTime() + 10_000_000;
+            while (System.nanoTime() < end) {
+                LockSupport.parkNanos(end - System.nanoTime());
+            }
         }
     }
 
     private static final Object LOCK = new Object();
 
-    /** Another thread holds LOCK for 30 ms while this one waits to enter it, {@code times} times. */
+    /**
+     * Another thread holds LOCK until this one is seen blocked on it and 30 ms more, {@code times}
+     * times: each enter waits at least 30 ms however the machine schedules the two threads.
+     */
     static void contendLock(int times) {
+        Thread waiter = Thread.currentThread();
         for (int i = 0; i < times; i++) {
             java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
             Thread holder = new Thread(() -> {
                 synchronized (LOCK) {
                     held.countDown();
-                    LockSupport.parkNanos(30_000_000);
+                    while (waiter.getState() != Thread.State.BLOCKED) {
+                        LockSupport.parkNanos(1_000_000);
+                    }
+                    long end = System.nanoTime() + 30_000_000;
+                    while (System.nanoTime() < end) { // parkNanos may return early
+                        LockSupport.parkNanos(end - System.nanoTime());
+                    }
                 }
             });
             holder.start();
@@ -148,6 +168,37 @@ class JfrFormatTest {
         return out;
     }
 
+    /** The frame name of this test's thread, as thread-frames reads it. */
+    private static String thisThread() {
+        return "[" + Thread.currentThread().getName() + " tid=" + Thread.currentThread().threadId() + "]";
+    }
+
+    /** Self weight by frame name of the stacks of this thread only (p read with thread-frames). */
+    private static Map<String, Long> selfHere(Profile p) {
+        Map<String, Long> out = new HashMap<>();
+        CallTree t = p.tree();
+        for (int n = 1; n < t.size(); n++) {
+            int[] stack = t.stack(n);
+            if (t.self(n) != 0 && p.frames().name(stack[0]).equals(thisThread())) {
+                out.merge(p.frames().name(t.frame(n)), t.self(n), Long::sum);
+            }
+        }
+        return out;
+    }
+
+    /** Self weight by frame name of the stacks through {@code method}. */
+    private static Map<String, Long> selfUnder(Profile p, String method) {
+        Map<String, Long> out = new HashMap<>();
+        CallTree t = p.tree();
+        for (int n = 1; n < t.size(); n++) {
+            if (t.self(n) != 0
+                    && java.util.Arrays.stream(t.stack(n)).anyMatch(f -> p.frames().name(f).equals(method))) {
+                out.merge(p.frames().name(t.frame(n)), t.self(n), Long::sum);
+            }
+        }
+        return out;
+    }
+
     private static String hottest(Map<String, Long> m) {
         return m.entrySet().stream().max(Comparator.comparingLong(Map.Entry::getValue)).orElseThrow().getKey();
     }
@@ -157,8 +208,10 @@ class JfrFormatTest {
         assertThat(FORMAT.sniff(Files.readAllBytes(recording), 4)).isTrue();
         Profile p = read(FormatOptions.none());
         assertThat(p.valueTypes()).containsExactly(Profile.ValueType.SAMPLES);
-        assertThat(p.tree().totalSamples()).isGreaterThan(10);
-        assertThat(hottest(self(p))).isEqualTo(CLASS + ".burnCpu");
+        assertThat(p.tree().totalSamples()).isPositive();
+        // This thread ran burnCpu five times as long as anything else it did in Java code.
+        assertThat(hottest(selfHere(read(FormatOptions.none().set("thread-frames", true)))))
+                .isEqualTo(CLASS + ".burnCpu");
         // JFR frame types became frame kinds.
         CallTree t = p.tree();
         boolean javaKind = false;
@@ -173,9 +226,8 @@ class JfrFormatTest {
     void threadFramesLinesAndBci() throws IOException {
         Profile p = read(FormatOptions.none().set("thread-frames", true).set("lines", true).set("bci", true));
         CallTree t = p.tree();
-        String thread = "[" + Thread.currentThread().getName() + " tid=" + Thread.currentThread().threadId() + "]";
-        assertThat(t.find(CallTree.ROOT, p.frames().frame(thread, FrameKind.SYNTHETIC))).isPositive();
-        String hot = hottest(self(p));
+        assertThat(t.find(CallTree.ROOT, p.frames().frame(thisThread(), FrameKind.SYNTHETIC))).isPositive();
+        String hot = hottest(selfHere(p));
         assertThat(hot).matches(java.util.regex.Pattern.quote(CLASS + ".burnCpu") + ":\\d+@\\d+");
         for (int n = 1; n < t.size(); n++) {
             int f = t.frame(n);
@@ -203,7 +255,9 @@ class JfrFormatTest {
         assertThat(mine).isTrue();
         java.io.ByteArrayOutputStream json = new java.io.ByteArrayOutputStream();
         new org.stackfold.format.speedscope.SpeedscopeFormat().write(p, json, FormatOptions.none());
-        assertThat(json.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("\"name\":\"thread " + me + "\"");
+        // speedscope names the timeline of a thread by the thread's name, not "thread 1"
+        assertThat(json.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .contains("\"name\":\"" + Thread.currentThread().getName() + "\"").doesNotContain("\"name\":\"thread " + me + "\"");
         assertThat(read(FormatOptions.none()).timeline()).isNull();
     }
 
@@ -213,7 +267,8 @@ class JfrFormatTest {
         assertThat(p.valueTypes()).containsExactly(new Profile.ValueType("alloc_space", "bytes"));
         Map<String, Long> total = total(p);
         assertThat(total).containsKey(CLASS + ".allocateArrays");
-        assertThat(hottest(self(p))).isEqualTo("long[]");
+        // allocateArrays allocates nothing but long[1024] (8 KiB each, and a sample weighs the bytes since the last)
+        assertThat(selfUnder(p, CLASS + ".allocateArrays")).containsOnlyKeys("long[]");
         assertThat(total.get(CLASS + ".allocateArrays")).isGreaterThan(8 * 1024);
     }
 
@@ -272,7 +327,8 @@ class JfrFormatTest {
         }
         try (Input in = Input.open(gz.toString())) {
             assertThat(Formats.forInput(in, null)).isInstanceOf(JfrFormat.class);
-            assertThat(hottest(self(FORMAT.read(in, FormatOptions.none())))).isEqualTo(CLASS + ".burnCpu");
+            assertThat(hottest(selfHere(FORMAT.read(in, FormatOptions.none().set("thread-frames", true)))))
+                    .isEqualTo(CLASS + ".burnCpu");
         }
     }
 
