@@ -18,6 +18,7 @@ public final class Formats {
             new org.stackfold.format.jfr.JfrFormat(),
             new org.stackfold.format.pprof.PprofFormat(),
             new org.stackfold.format.speedscope.SpeedscopeFormat(),
+            new org.stackfold.format.chrome.CpuProfileFormat(),
             new DiffFoldedFormat(),
             new org.stackfold.format.tachyon.TachyonFormat(),
             new FoldedFormat()

@@ -32,6 +32,23 @@ class CollapseDamageTest {
                 Arguments.of("recursive", "recursive/inferno__collapse-recursive__basic.txt"),
                 Arguments.of("bpftrace", "bpftrace/bpftrace-comm.txt"),
                 Arguments.of("bcc", "bcc/profile-d-a.txt"),
+                Arguments.of("jstack", "jstack/jstack-jdk25.txt"),
+                Arguments.of("ibmjava", "ibmjava/javacore.txt"),
+                Arguments.of("gdb", "gdb/gdb-pmp.txt"),
+                Arguments.of("elfutils", "elfutils/eu-stack.txt"),
+                Arguments.of("faulthandler", "faulthandler/faulthandler.txt"),
+                Arguments.of("stap", "stap/stap-kernel.txt"),
+                Arguments.of("go", "go/pprof__java.cpu.string"),
+                Arguments.of("chrome-tracing", "chrome-tracing/speedscope__multiprocess.json"),
+                Arguments.of("instruments", "instruments/instruments-deep-copy.txt"),
+                Arguments.of("java-exceptions", "java-exceptions/exceptions.log"),
+                Arguments.of("aix", "aix/procstack.txt"),
+                Arguments.of("pmc", "pmc/speedscope__pmcstat-simple.txt"),
+                Arguments.of("ljp", "ljp/traces.txt"),
+                Arguments.of("wcp", "wcp/report.txt"),
+                Arguments.of("vtune-mc", "vtune-mc/allocations.csv"),
+                Arguments.of("xdebug", "xdebug/trace.xt"),
+                Arguments.of("perf-sched", "perf-sched/sched.txt"),
                 Arguments.of("guess", "sample/inferno__collapse-sample__sample.txt"));
     }
 
