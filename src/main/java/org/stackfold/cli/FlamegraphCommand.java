@@ -177,9 +177,7 @@ final class FlamegraphCommand implements Callable<Integer> {
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             try {
                 if (flameChart) {
-                    try (Input in = Input.open(ins.getFirst())) {
-                        FlameGraph.renderChart(in, o, out.stream(), warn);
-                    }
+                    FlameGraph.renderChart(ordered(ins.getFirst(), warn), o, out.stream(), warn);
                 } else if (streamable(ins, o)) {
                     // --reverse/--base on folded input: rewrite each record while reading, never holding
                     // the unrewritten tree as well as the rewritten one.
@@ -337,6 +335,23 @@ final class FlamegraphCommand implements Callable<Integer> {
             }
         }
         return true;
+    }
+
+    /** The input with its sample order (its timeline), or a one-line refusal where its format keeps none. */
+    private Profile ordered(String name, java.util.function.Consumer<String> warn) throws IOException {
+        try (Input in = Input.open(name)) {
+            ProfileFormat f = Formats.forInput(in, from);
+            if (!f.canRead()) {
+                throw new InputException(name + ": format " + f.name() + " cannot be read");
+            }
+            Profile p = f.read(in, FormatOptions.none().set("lenient", lenient).set("timeline", true)
+                    .set(org.stackfold.format.tachyon.TachyonOptions.TIMELINE, true).withWarnings(warn));
+            if (p.timeline() == null) {
+                throw new InputException(name + ": " + f.name() + " keeps no sample order, so it has no flame chart"
+                        + " (formats with one: folded, Tachyon, JFR, speedscope); draw a flame graph without --flamechart");
+            }
+            return p;
+        }
     }
 
     private static Profile lastColumn(Profile p) {
