@@ -345,6 +345,7 @@ final class FlamegraphCommand implements Callable<Integer> {
                 throw new InputException(name + ": format " + f.name() + " cannot be read");
             }
             Profile p = f.read(in, FormatOptions.none().set("lenient", lenient).set("timeline", true)
+                    .set(org.stackfold.format.folded.FoldedFormat.TIMELINE, true)
                     .set(org.stackfold.format.tachyon.TachyonOptions.TIMELINE, true).withWarnings(warn));
             if (p.timeline() == null) {
                 throw new InputException(name + ": " + f.name() + " keeps no sample order, so it has no flame chart"

@@ -30,6 +30,7 @@ import picocli.CommandLine.Command;
                 ConvertCommand.class,
                 CollapseCommand.class,
                 FlamegraphCommand.class,
+                ViewCommand.class,
                 DemoCommand.class,
                 CommandLine.HelpCommand.class
         },
