@@ -107,7 +107,7 @@ export class FlameView {
     const match = this.host.match();
     const { x0, scale } = this.geometry();
     const X = this.x, total = t.total, end = t.end, depth = t.depth, frame = t.frame, names = this.host.names;
-    const drawn = [];
+    const drawn = [], labels = [];
     for (let i = 1; i < t.n;) {
       const px = (X[i] - x0) * scale, pw = total[i] * scale;
       if (pw < MIN_PX || px >= w || px + pw <= 0) { i = end[i]; continue; }
@@ -129,6 +129,7 @@ export class FlameView {
         if (max >= 2) {
           ctx.fillStyle = textColor;
           ctx.fillText(label, cx + 3, y + ROW / 2);
+          if (labels.length < 2000) labels.push(label);
         }
       }
       if (drawn.length < 20000) drawn.push(i);
@@ -136,6 +137,7 @@ export class FlameView {
     }
     ctx.globalAlpha = 1;
     this.drawn = drawn;
+    this.labels = labels;
   }
 
   /** The node under a point of the canvas (CSS pixels), or -1. */

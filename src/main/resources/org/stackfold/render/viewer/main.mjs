@@ -386,7 +386,19 @@ function drawFilters() {
   const tl = P.timeline;
   if (!tl) return;
   if (tl.threads.length > 1) {
-    tl.threads.forEach((name, k) => {
+    // A drop-down list: a profile may have hundreds of threads.
+    const d = document.createElement('details');
+    d.className = 'threads';
+    d.open = threadsOpen;
+    d.addEventListener('toggle', () => { threadsOpen = d.open; });
+    const sum = document.createElement('summary');
+    sum.textContent = `Threads (${S.threads ? S.threads.length : tl.threads.length} of ${tl.threads.length})`;
+    const list = document.createElement('div');
+    const all = document.createElement('button');
+    all.textContent = S.threads ? 'all' : 'none';
+    all.addEventListener('click', () => { S.threads = S.threads ? null : []; update(); });
+    list.appendChild(all);
+    for (const k of threadOrder()) {
       const l = document.createElement('label');
       const c = document.createElement('input');
       c.type = 'checkbox';
@@ -397,9 +409,11 @@ function drawFilters() {
         S.threads = on.size === tl.threads.length ? null : [...on].sort((a, b) => a - b);
         update();
       });
-      l.append(c, document.createTextNode(' thread ' + name));
-      box.appendChild(l);
-    });
+      l.append(c, document.createTextNode(` ${tl.threads[k]} (${fmt(threadWeight()[k])})`));
+      list.appendChild(l);
+    }
+    d.append(sum, list);
+    box.appendChild(d);
   }
   let seen = 0;
   for (let i = 0; i < tl.n; i++) seen |= tl.status[i];
@@ -419,6 +433,22 @@ function drawFilters() {
     b.addEventListener('click', () => { S.range = null; update(); });
     box.appendChild(b);
   }
+}
+
+let threadsOpen = false, threadWeights = null;
+function threadWeight() {
+  if (!threadWeights) {
+    const tl = P.timeline;
+    threadWeights = new Float64Array(tl.threads.length);
+    for (let i = 0; i < tl.n; i++) threadWeights[tl.thread[i]] += tl.weight[i];
+  }
+  return threadWeights;
+}
+
+/** Thread indices, heaviest first. */
+function threadOrder() {
+  const w = threadWeight();
+  return P.timeline.threads.map((_, k) => k).sort((a, b) => w[b] - w[a] || a - b);
 }
 
 function drawCrumbs() {
@@ -576,12 +606,12 @@ async function main() {
   if (!isDiff()) { $('tabs').querySelector('[data-view="difftable"]').hidden = true; $('union-label').hidden = true; }
   if (P.timeline && TIME_UNITS.includes(meta.timeUnit)) {
     $('activity-wrap').hidden = false;
-    P.timeline.threads.forEach((name, k) => {
+    for (const k of threadOrder()) {
       const o = document.createElement('option');
       o.value = String(k);
-      o.textContent = 'thread ' + name;
+      o.textContent = `thread ${P.timeline.threads[k]} (${fmt(threadWeight()[k])})`;
       timeThread.appendChild(o);
-    });
+    }
     $('time-tools').append(document.createTextNode('Thread: '), timeThread);
   }
   applyTheme();

@@ -101,9 +101,11 @@ export function drawActivity(canvas, tl, threadsShown, range, status) {
   for (let i = 0; i < tl.n; i++) { if (tl.time[i] < t0) t0 = tl.time[i]; if (tl.time[i] > t1) t1 = tl.time[i]; }
   if (!(t1 > t0)) t1 = t0 + 1;
   const buckets = Math.max(1, Math.floor(w / 2));
-  const rows = threadsShown.length || 1, rh = h / rows;
-  const hist = threadsShown.map(() => new Float64Array(buckets));
-  const rowOf = new Map(threadsShown.map((t, k) => [t, k]));
+  // One row per thread while rows stay readable, else one row for all the threads shown.
+  const perThread = threadsShown.length <= 8;
+  const rows = perThread ? Math.max(1, threadsShown.length) : 1, rh = h / rows;
+  const hist = Array.from({ length: rows }, () => new Float64Array(buckets));
+  const rowOf = new Map(threadsShown.map((t, k) => [t, perThread ? k : 0]));
   for (let i = 0; i < tl.n; i++) {
     const r = rowOf.get(tl.thread[i]);
     if (r === undefined || (status && (tl.status[i] & status) !== status)) continue;
