@@ -7,13 +7,16 @@ const CHART_ROW = 18;
 /**
  * The chart of the samples that keep(i) accepts, in timeline order: boxes as arrays (start, end,
  * depth, node of the base tree). A sample lasts until the next one, at most twice the median
- * interval; where samples carry durations as weights (speedscope, folded lines) it lasts its weight.
+ * interval (of the intervals above zero); where samples carry durations as weights (speedscope, folded lines) it lasts its weight.
  */
 export function buildChart(tree, tl, keep, weightsAreDurations) {
   const idx = [];
   for (let i = 0; i < tl.n; i++) if (keep(i)) idx.push(i);
   const gaps = [];
-  for (let k = 1; k < idx.length && gaps.length < 5000; k++) gaps.push(tl.time[idx[k]] - tl.time[idx[k - 1]]);
+  for (let k = 1; k < idx.length && gaps.length < 5000; k++) {
+    const g = tl.time[idx[k]] - tl.time[idx[k - 1]];
+    if (g > 0) gaps.push(g);
+  }
   gaps.sort((a, b) => a - b);
   const typical = gaps.length ? Math.max(gaps[gaps.length >> 1], 1) : 1;
   const start = [], end = [], depth = [], node = [];
@@ -29,7 +32,10 @@ export function buildChart(tree, tl, keep, weightsAreDurations) {
     const a = tl.time[i];
     let b;
     if (weightsAreDurations) b = a + tl.weight[i];
-    else b = a + Math.min(k + 1 < idx.length ? tl.time[idx[k + 1]] - a : typical, 2 * typical);
+    else {
+      const dt = k + 1 < idx.length ? tl.time[idx[k + 1]] - a : typical;
+      b = a + Math.min(dt > 0 ? dt : typical, 2 * typical);
+    }
     if (b <= a) continue;
     if (a > prevEnd) close(0, prevEnd);
     path.length = 0;
