@@ -618,7 +618,10 @@ async function main() {
   drawLegend();
   wire();
   update();
-  requestAnimationFrame(() => { document.documentElement.dataset.ready = '1'; });
+  requestAnimationFrame(() => {
+    window.stackfold.readyAt = performance.now();
+    document.documentElement.dataset.ready = '1';
+  });
 }
 
 // For tests and scripts: the state and the views, read-only use.
