@@ -99,7 +99,7 @@ export class FlameView {
     const style = getComputedStyle(document.documentElement);
     ctx.fillStyle = style.getPropertyValue('--bg');
     ctx.fillRect(0, 0, w, h);
-    const textColor = '#111';
+    const textColor = style.getPropertyValue('--chart-text').trim() || '#111';
     const searchColor = style.getPropertyValue('--search').trim();
     ctx.font = '12px system-ui, sans-serif';
     ctx.textBaseline = 'middle';

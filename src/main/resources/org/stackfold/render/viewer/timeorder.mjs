@@ -69,6 +69,7 @@ export function drawChart(canvas, chart, tree, names, kinds, v0, v1, dark) {
   ctx.font = '12px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   const scale = w / Math.max(v1 - v0, 1e-9);
+  const textColor = getComputedStyle(document.documentElement).getPropertyValue('--chart-text').trim() || '#111';
   const drawn = [];
   for (let c = 0; c < chart.n; c++) {
     const x = (chart.start[c] - v0) * scale, x2 = (chart.end[c] - v0) * scale;
@@ -82,7 +83,7 @@ export function drawChart(canvas, chart, tree, names, kinds, v0, v1, dark) {
     if (cw > 24) {
       const max = Math.floor((cw - 6) / 6.5);
       const name = names[f];
-      ctx.fillStyle = '#111';
+      ctx.fillStyle = textColor;
       if (max >= 2) ctx.fillText(name.length <= max ? name : name.slice(0, max - 1) + '…', cx + 3, y + CHART_ROW / 2);
     }
     if (drawn.length < 20000) drawn.push(c);
