@@ -1,7 +1,7 @@
 // Unit tests of the viewer's tree logic (node --test; run by ViewerJsTest in the Maven build).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TreeBuilder, toPreorder, applyTransform, functionTable, callersOf, calleesOf, matchFrames, matchedTotal,
+import { TreeBuilder, toPreorder, reorder, applyTransform, functionTable, callersOf, calleesOf, matchFrames, matchedTotal,
   layoutX, nameRanks, findPath, pathOf, unionShape, timelineWeights, reweigh } from '../../main/resources/org/stackfold/render/viewer/tree.mjs';
 
 // Frames: 0 main, 1 a, 2 b, 3 c, 4 rec
@@ -125,4 +125,20 @@ test('timeline filters reweigh the tree and drop empty nodes', () => {
   const w = timelineWeights(t, tl, (i) => i !== 1);
   const r = reweigh(t, w.self, w.before, NAMES.length, null);
   assert.deepEqual(folded(r), ['c;a 3', 'main;a;b 1']);
+});
+
+test('reorder by name keeps the tree and its counts', () => {
+  const t = T();
+  const r = reorder(t, nameRanks(NAMES));
+  assert.deepEqual(folded(r), folded(t));
+  const main = findPath(r, [0]);
+  assert.equal(r.frame[main + 1], 1, 'a before c by name');
+});
+
+test('the builder finds children after growing past its first capacity', () => {
+  const b = new TreeBuilder(5000, false);
+  const ids = [];
+  for (let f = 0; f < 3000; f++) ids.push(b.child(f % 7 === 0 ? 0 : 1, f));
+  for (let f = 0; f < 3000; f++) assert.equal(b.child(f % 7 === 0 ? 0 : 1, f), ids[f]);
+  assert.equal(b.n, 3001);
 });

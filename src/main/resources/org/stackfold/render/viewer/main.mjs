@@ -1,6 +1,6 @@
 // The page: decodes the embedded profile, derives the trees the state asks for, wires the views.
 import { base64Bytes, inflateRaw, decodeProfile } from './data.mjs';
-import { applyTransform, rebuild, reweigh, timelineWeights, unionShape, functionTable,
+import { applyTransform, reorder, reweigh, timelineWeights, unionShape, functionTable,
   callersOf, calleesOf, matchFrames, matchedTotal, nameRanks, pathOf, findPath } from './tree.mjs';
 import { FlameView } from './flame.mjs';
 import { VirtualTable, cell } from './table.mjs';
@@ -52,7 +52,7 @@ function currentTree() {
   }
   for (const tr of S.transforms) t = applyTransform(t, tr, nf, rank);
   if (isDiff() && S.union) t = unionShape(t, nf, rank);
-  if (S.byName && t === P.tree) t = rebuild(t, nf, rank, (i, tp, b) => b.child(tp, t.frame[i]));
+  if (S.byName && t === P.tree) t = reorder(t, rank);
   derived = { key, tree: t };
   fnTable = null;
   return t;

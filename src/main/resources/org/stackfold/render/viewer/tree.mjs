@@ -25,11 +25,13 @@ function sumUp(n, parent, self) {
   return total;
 }
 
-/** A tree under construction: nodes in creation order (parents first), children found through one Map. */
+/**
+ * A tree under construction: nodes in creation order (parents first). Children are found through an
+ * open-addressing table of node ids hashed by (parent, frame) that compares against the node columns
+ * themselves, so a lookup allocates nothing (a Map keyed by numbers past 2^31 was ten times slower).
+ */
 export class TreeBuilder {
   constructor(frameCount, diff) {
-    this.keyBase = frameCount + 1;
-    this.map = new Map();
     this.cap = 1024;
     this.n = 1;
     this.parent = new Int32Array(this.cap); this.parent[0] = -1;
@@ -37,15 +39,35 @@ export class TreeBuilder {
     this.self = new Float64Array(this.cap);
     this.before = diff ? new Float64Array(this.cap) : null;
     this.after = diff ? new Float64Array(this.cap) : null;
+    this.table = new Int32Array(this.cap * 2);
+    this.mask = this.table.length - 1;
+  }
+  static hash(p, f) {
+    return Math.imul(p ^ Math.imul(f, 0x9e3779b1), 0x85ebca6b) ^ (p >>> 13);
   }
   child(p, f) {
-    const key = p * this.keyBase + f + 1;
-    let c = this.map.get(key);
-    if (c !== undefined) return c;
-    c = this.n++;
-    if (c === this.cap) this.grow();
+    const table = this.table, mask = this.mask, parent = this.parent, frame = this.frame;
+    let slot = TreeBuilder.hash(p, f) & mask;
+    for (;;) {
+      const e = table[slot];
+      if (e === 0) break;
+      if (parent[e] === p && frame[e] === f) return e;
+      slot = (slot + 1) & mask;
+    }
+    const c = this.n++;
+    if (c === this.cap) {
+      this.grow();
+      return this.place(c, p, f);
+    }
     this.parent[c] = p; this.frame[c] = f;
-    this.map.set(key, c);
+    table[slot] = c;
+    return c;
+  }
+  place(c, p, f) {
+    this.parent[c] = p; this.frame[c] = f;
+    let slot = TreeBuilder.hash(p, f) & this.mask;
+    while (this.table[slot] !== 0) slot = (slot + 1) & this.mask;
+    this.table[slot] = c;
     return c;
   }
   grow() {
@@ -54,6 +76,13 @@ export class TreeBuilder {
     this.parent = g(this.parent, Int32Array); this.frame = g(this.frame, Int32Array);
     this.self = g(this.self, Float64Array);
     if (this.before) { this.before = g(this.before, Float64Array); this.after = g(this.after, Float64Array); }
+    this.table = new Int32Array(this.cap * 2);
+    this.mask = this.table.length - 1;
+    for (let c = 1; c < this.n - 1; c++) {
+      let slot = TreeBuilder.hash(this.parent[c], this.frame[c]) & this.mask;
+      while (this.table[slot] !== 0) slot = (slot + 1) & this.mask;
+      this.table[slot] = c;
+    }
   }
   /** Adds node i's counts of tree t to builder node c. */
   add(c, t, i) {
@@ -64,6 +93,11 @@ export class TreeBuilder {
     this.self[c] += w;
     if (this.before) { this.before[c] += b; this.after[c] += a; }
   }
+}
+
+/** The same tree with siblings in another order (by name with nameRank, else heaviest first); no lookups needed. */
+export function reorder(t, nameRank) {
+  return toPreorder(t, nameRank);
 }
 
 /** The builder's tree in preorder, siblings heaviest first or (with nameRank) by name. */
