@@ -137,4 +137,16 @@ class ViewCommandTest {
         assertThat(text.split("<title>a \\(", -1).length - 1).isEqualTo(2);
         assertThat(text.split("<title>b \\(", -1).length - 1).isEqualTo(1);
     }
+
+    @Test
+    void flameChartOfADifferentialFoldedFileKeepsBothCountsInLineOrder() throws Exception {
+        Path in = file("c.diff.folded", "main;b 1 4\nmain;a 2 2\nmain;b 3 1\n");
+        Path svg = tmp.resolve("c.svg");
+        Run r = run("flamegraph", "--flamechart", in.toString(), "-o", svg.toString());
+        assertThat(r.rc()).as(r.err()).isZero();
+        String text = Files.readString(svg);
+        assertThat(text.split("<title>b \\(", -1).length - 1).isEqualTo(2);
+        // Widths are the second counts; the first b grew (1 -> 4), the second shrank (3 -> 1).
+        assertThat(text).contains("before 1, after 4").contains("before 3, after 1");
+    }
 }
