@@ -193,7 +193,7 @@ final class FlamegraphCommand implements Callable<Integer> {
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             try {
                 if (flameChart) {
-                    FlameGraph.renderChart(sources.getFirst().input(), o, out.stream(), warn);
+                    FlameGraph.renderChart(ordered(sources.getFirst(), warn), o, out.stream(), warn);
                 } else if (streamable(sources, o)) {
                     // --reverse/--base on folded input: rewrite each record while reading, never holding
                     // the unrewritten tree as well as the rewritten one.
@@ -332,6 +332,19 @@ final class FlamegraphCommand implements Callable<Integer> {
             return false;
         }
         return sources.stream().allMatch(s -> s.format().name().equals("folded") || s.format().name().equals("diff-folded"));
+    }
+
+    /** The input with its sample order (its timeline), or a one-line refusal where its format keeps none. */
+    private Profile ordered(ProfileLoader.Source source, java.util.function.Consumer<String> warn) throws IOException {
+        String name = source.input().name();
+        Profile p = source.read(formats.apply(FormatOptions.none().set("lenient", lenient).set("timeline", true))
+                .set(org.stackfold.format.folded.FoldedFormat.TIMELINE, true)
+                .set(org.stackfold.format.tachyon.TachyonOptions.TIMELINE, true).withWarnings(warn));
+        if (p.timeline() == null) {
+            throw new InputException(name + ": " + source.format().name() + " keeps no sample order, so it has no flame chart"
+                    + " (formats with one: folded, Tachyon, JFR, speedscope); draw a flame graph without --flamechart");
+        }
+        return p;
     }
 
     private static Profile lastColumn(Profile p) {

@@ -38,6 +38,7 @@ public final class Main implements Runnable {
             ConvertCommand.class,
             CollapseCommand.class,
             FlamegraphCommand.class,
+            ViewCommand.class,
             DemoCommand.class);
 
     @CommandLine.Spec

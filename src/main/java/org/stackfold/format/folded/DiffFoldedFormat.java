@@ -23,6 +23,9 @@ public final class DiffFoldedFormat implements ProfileFormat {
 
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
+        if (options.flag(FoldedFormat.TIMELINE)) {
+            return OrderedFoldedReader.profile(in, options.warnings());
+        }
         return FoldedFormat.reader(FoldedReader.Mode.DIFFERENTIAL, options).read(in).profile();
     }
 

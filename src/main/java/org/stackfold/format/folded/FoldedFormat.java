@@ -9,11 +9,16 @@ import org.stackfold.io.Input;
 import org.stackfold.model.Profile;
 
 /**
- * Folded stacks. Reader options: {@code lenient} (skip bad lines, count them), {@code threads}.
+ * Folded stacks. Reader options: {@code lenient} (skip bad lines, count them), {@code threads},
+ * {@code folded.timeline} (keep the records in input order as the profile's timeline, see
+ * {@link OrderedFoldedReader#profile}).
  * Writing a differential profile as plain folded keeps the second ("after") column, as a
  * flame graph of a differential profile does.
  */
 public final class FoldedFormat implements ProfileFormat {
+    /** Reader option: keep the records in input order as the profile's timeline. */
+    public static final String TIMELINE = "folded.timeline";
+
     @Override
     public String name() {
         return "folded";
@@ -26,6 +31,9 @@ public final class FoldedFormat implements ProfileFormat {
 
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
+        if (options.flag(FoldedFormat.TIMELINE)) {
+            return OrderedFoldedReader.profile(in, options.warnings());
+        }
         return reader(FoldedReader.Mode.PLAIN, options).read(in).profile();
     }
 

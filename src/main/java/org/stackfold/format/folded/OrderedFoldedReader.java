@@ -3,8 +3,13 @@ package org.stackfold.format.folded;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
 import org.stackfold.io.Input;
+import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
+import org.stackfold.model.Profile;
+import org.stackfold.model.Timeline;
 
 /**
  * Reads folded (or differential folded) records in input order, without merging them: what a flame
@@ -32,6 +37,47 @@ public final class OrderedFoldedReader {
     }
 
     private OrderedFoldedReader() {
+    }
+
+    /**
+     * A profile whose {@link Timeline} keeps the records in input order (thread 0, time = the counts
+     * before the record, weight = its count): what flame charts and the viewer's time order read.
+     * Differential when the first record has two counts; then each sample carries both.
+     */
+    public static Profile profile(Input in, Consumer<String> warn) throws IOException {
+        FrameTable frames = new FrameTable();
+        CallTree[] tree = {null};
+        Timeline timeline = new Timeline("count");
+        long[] time = {0};
+        Stats stats = read(in, frames, (ids, depth, count, count2) -> {
+            boolean diff = count2 >= 0;
+            if (tree[0] == null) {
+                tree[0] = new CallTree(diff ? 2 : 1);
+            }
+            int node = tree[0].path(ids, 0, depth);
+            if (diff) {
+                tree[0].addSelf(node, 0, count);
+                tree[0].addSelf(node, 1, count2);
+                timeline.add(0, 0, time[0], 0, node, count, count2);
+                time[0] += count2;
+            } else {
+                tree[0].addSelf(node, count);
+                timeline.add(0, 0, time[0], 0, node, count);
+                time[0] += count;
+            }
+        });
+        if (stats.skipped() > 0) {
+            warn.accept(in.name() + ": ignored " + stats.skipped() + " lines with invalid format");
+        }
+        if (stats.fractional() > 0) {
+            warn.accept(in.name() + ": fractional sample counts were truncated to integers"
+                    + " (scale the counts up and use --factor to keep the precision)");
+        }
+        CallTree t = tree[0] == null ? new CallTree(1) : tree[0];
+        Profile p = new Profile(frames, t, t.isDifferential()
+                ? List.of(Profile.ValueType.SAMPLES, Profile.ValueType.SAMPLES) : List.of(Profile.ValueType.SAMPLES));
+        p.setTimeline(timeline);
+        return p;
     }
 
     public static Stats read(Input in, FrameTable frames, Sink sink) throws IOException {

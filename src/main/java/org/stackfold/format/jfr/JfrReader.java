@@ -222,29 +222,29 @@ public final class JfrReader {
     /**
      * The selected events in file order, for {@code timeline}: JFR writes each thread's events in
      * buffers, so a chunk is not in time order; {@link #timeline()} sorts them (stable) by start time.
-     * Weighted events repeat in the timeline once per unit of weight only where it is 1, so only
-     * sample events (weight 1) make a timeline that accounts for every count.
+     * Each event keeps its weight (1 for execution samples, bytes for allocations).
      */
     private static final class Events {
         long[] time = new long[1024];
         long[] thread = new long[1024];
         int[] node = new int[1024];
+        long[] weight = new long[1024];
         int size;
-        boolean weighted;
         final Map<Long, String> names = new java.util.HashMap<>();
 
-        void add(long t, long tid, int n, long weight) {
+        void add(long t, long tid, int n, long w) {
             if (size == node.length) {
                 int cap = size * 2;
                 time = Arrays.copyOf(time, cap);
                 thread = Arrays.copyOf(thread, cap);
                 node = Arrays.copyOf(node, cap);
+                weight = Arrays.copyOf(weight, cap);
             }
+            weight[size] = w;
             time[size] = t;
             thread[size] = tid;
             node[size] = n;
             size++;
-            weighted |= weight != 1;
         }
 
         org.stackfold.model.Timeline timeline() {
@@ -256,7 +256,7 @@ public final class JfrReader {
             mergeSort(idx, tmp, 0, size);
             org.stackfold.model.Timeline tl = new org.stackfold.model.Timeline("nanoseconds");
             for (int i : idx) {
-                tl.add(thread[i], 0, time[i], 0, node[i]);
+                tl.add(thread[i], 0, time[i], 0, node[i], weight[i]);
             }
             names.forEach(tl::nameThread);
             return tl;

@@ -30,8 +30,8 @@ import org.stackfold.model.Timeline;
  * sample count. Fractional weights are rounded cumulatively (each sample gets
  * {@code round(end) - round(start)}), so totals stay exact. Evented profiles give each interval
  * between two events to the stack open during it; frames left open at the end are an error, as in
- * speedscope ({@code lenient}: closed at endValue). Sampled profiles whose weights are all 1 keep their
- * order as a {@link Timeline} (thread = profile index). Two profiles named "before" and "after" (as
+ * speedscope ({@code lenient}: closed at endValue). Both kinds keep their order as a {@link Timeline}
+ * (thread = profile index, time and weight in the profile's unit: a sample's weight, an interval's length). Two profiles named "before" and "after" (as
  * Stackfold writes a differential profile) make a differential profile again.
  */
 public final class SpeedscopeReader {
@@ -397,8 +397,8 @@ public final class SpeedscopeReader {
         Profile.ValueType vt = valueType(unit);
         CallTree tree = new CallTree(differential ? 2 : 1);
         Timeline timeline = null;
-        if (!differential && !profiles.isEmpty() && profiles.stream().allMatch(SpeedscopeReader::unitSamples)) {
-            timeline = new Timeline(unit);
+        if (!differential && !profiles.isEmpty()) {
+            timeline = new Timeline(vt.unit());
         }
         double factor = factor(unit);
         long fractional = 0;
@@ -437,8 +437,8 @@ public final class SpeedscopeReader {
                         fractional++;
                     }
                     long v = Math.round((at + w) * factor) - Math.round(at * factor);
-                    if (timeline != null) {
-                        timeline.add(k, 0, Math.round(at * factor), 0, node);
+                    if (timeline != null && v > 0) {
+                        timeline.add(k, 0, Math.round(at * factor), 0, node, v);
                     }
                     at += w;
                     tree.addSelf(node, column, v);
@@ -456,7 +456,11 @@ public final class SpeedscopeReader {
                                 + e + " at " + at + " goes back in time (previous at " + last + ")");
                     }
                     if (depth > 0) {
-                        tree.addSelf(stack[depth - 1], column, Math.round(at * factor) - Math.round(last * factor));
+                        long v = Math.round(at * factor) - Math.round(last * factor);
+                        tree.addSelf(stack[depth - 1], column, v);
+                        if (timeline != null && v > 0) {
+                            timeline.add(k, 0, Math.round(last * factor), 0, stack[depth - 1], v);
+                        }
                     }
                     last = at;
                     int f = frameId[r.flat[e]];
@@ -498,18 +502,5 @@ public final class SpeedscopeReader {
         Profile profile = new Profile(frames, tree, vts);
         profile.setTimeline(timeline);
         return profile;
-    }
-
-    /** A sampled profile of plain sample counts (weight 1 each): one timeline entry per sample. */
-    private static boolean unitSamples(Raw r) {
-        if (!r.type.equals("sampled") || !r.unit.equals("none")) {
-            return false;
-        }
-        for (int i = 0; i < r.nValues; i++) {
-            if (r.values[i] != 1) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -93,6 +93,9 @@ public final class SpeedscopeWriter {
 
     /** True where every node's count equals the number of timeline samples on it. */
     static boolean timelineCoversTree(Timeline tl, CallTree tree) {
+        if (!tl.unitWeights()) {
+            return false;
+        }
         long[] n = new long[tree.size()];
         for (int i = 0; i < tl.size(); i++) {
             int node = tl.node(i);

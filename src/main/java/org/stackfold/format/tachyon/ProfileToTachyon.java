@@ -43,7 +43,7 @@ final class ProfileToTachyon {
         }
         int[] stack = new int[Tachyon.MAX_STACK_DEPTH];
         Timeline tl = p.timeline();
-        if (tl != null) {
+        if (tl != null && tl.unitWeights()) {
             for (int i = 0; i < tl.size(); i++) {
                 int d = innermostFirst(tree, tl.node(i), stack, isThreadRoot);
                 w.sample(tl.threadId(i), tl.interpreterId(i), tl.status(i), tl.timestamp(i), stack, d);

@@ -4,11 +4,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.function.Consumer;
-import org.stackfold.format.folded.OrderedFoldedReader;
-import org.stackfold.io.Input;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
+import org.stackfold.model.Timeline;
 
 /**
  * Renders flame graphs (merged, sorted stacks) and flame charts (input order) as interactive SVG.
@@ -56,52 +55,61 @@ public final class FlameGraph {
         write(layout, profile.frames(), o, out, warn);
     }
 
-    /** Renders a flame chart from folded input read in order (the x axis is input order, i.e. time). */
-    public static void renderChart(Input in, FlameGraphOptions o, OutputStream out, Consumer<String> warn)
+    /**
+     * Renders a flame chart: the x axis is the profile's {@link Timeline} (sample order), thread by
+     * thread; neighbouring samples share their common leading frames. flamegraph.pl draws the first
+     * sample leftmost, inferno the last.
+     */
+    public static void renderChart(Profile profile, FlameGraphOptions o, OutputStream out, Consumer<String> warn)
             throws IOException {
         o.validate();
-        FrameTable frames = new FrameTable();
-        ChartTree[] chart = {null};
-        int[][] buf = {new int[64]};
-        boolean reverse = o.reverse;
-        // inferno draws the last line leftmost, so it needs all records before building; flamegraph.pl
-        // draws the first leftmost and the chart is built while reading.
-        RecordList records = o.inferno() ? new RecordList() : null;
-        OrderedFoldedReader.Stats stats = OrderedFoldedReader.read(in, frames, (ids, depth, count, count2) -> {
-            if (records != null) {
-                records.add(ids, depth, count, count2);
-                return;
+        Timeline tl = profile.timeline();
+        if (tl == null) {
+            throw new IllegalArgumentException("a flame chart needs a profile with a timeline");
+        }
+        CallTree tree = profile.tree();
+        ChartTree chart = new ChartTree(tl.isDifferential());
+        int[] order = byThread(tl);
+        int[] buf = new int[64];
+        for (int k = 0; k < order.length; k++) {
+            int i = order[o.inferno() ? order.length - 1 - k : k];
+            int n = 0;
+            for (int m = tl.node(i); m != CallTree.ROOT; m = tree.parent(m)) {
+                n++;
             }
-            if (chart[0] == null) {
-                chart[0] = new ChartTree(count2 >= 0);
+            if (buf.length < n) {
+                buf = new int[n * 2];
             }
-            add(chart[0], ids, 0, depth, reverse, buf, count2 >= 0 ? count : 0, count2 >= 0 ? count2 : count);
-        });
-        if (stats.skipped() > 0) {
-            warn.accept(in.name() + ": ignored " + stats.skipped() + " lines with invalid format");
-        }
-        if (stats.fractional() > 0) {
-            warn.accept(in.name() + ": fractional sample counts were truncated to integers"
-                    + " (scale the counts up and use --factor to keep the precision)");
-        }
-        if (records != null) {
-            chart[0] = new ChartTree(stats.differential());
-            for (int r = records.size - 1; r >= 0; r--) {
-                add(chart[0], records.frames, records.offset[r], records.offset[r + 1], reverse, buf, records.before[r],
-                        records.after[r]);
+            int d = n;
+            for (int m = tl.node(i); m != CallTree.ROOT; m = tree.parent(m)) {
+                buf[o.reverse ? n - d : d - 1] = tree.frame(m);
+                d--;
             }
+            chart.add(buf, 0, n, tl.before(i), tl.weight(i));
         }
-        if (chart[0] == null) {
-            chart[0] = new ChartTree(false);
-        }
-        ChartTree tree = chart[0];
-        long samples = tree.totals(tree.differential ? 1 : 0)[0];
+        long samples = chart.totals(chart.differential ? 1 : 0)[0];
         if (samples == 0) {
             new SvgWriter(o, out).writeEmpty();
             throw new EmptyProfileException();
         }
-        FrameLayout layout = FrameLayout.of(tree, frames, o, warn);
-        write(layout, frames, o, out, warn);
+        FrameLayout layout = FrameLayout.of(chart, profile.frames(), o, warn);
+        write(layout, profile.frames(), o, out, warn);
+    }
+
+    /** Sample indices grouped by thread (threads in order of first appearance), in order within each. */
+    private static int[] byThread(Timeline tl) {
+        java.util.Map<Long, Integer> rank = new java.util.HashMap<>();
+        long[] keys = new long[tl.size()];
+        for (int i = 0; i < keys.length; i++) {
+            int r = rank.computeIfAbsent(tl.threadId(i), t -> rank.size());
+            keys[i] = ((long) r << 32) | i;
+        }
+        java.util.Arrays.sort(keys);
+        int[] order = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            order[i] = (int) keys[i];
+        }
+        return order;
     }
 
     private static void write(FrameLayout layout, FrameTable frames, FlameGraphOptions o, OutputStream out,
@@ -110,47 +118,6 @@ public final class FlameGraph {
         new SvgWriter(o, out).write(layout, frames, new FrameColors(o), map);
         if (map != null) {
             map.save(Path.of(o.paletteFile));
-        }
-    }
-
-    /** Adds one record to the chart, its frames reversed for --reverse. */
-    private static void add(ChartTree chart, int[] ids, int from, int to, boolean reverse, int[][] buf, long before,
-                            long after) {
-        int n = to - from;
-        if (buf[0].length < n) {
-            buf[0] = new int[n * 2];
-        }
-        int[] b = buf[0];
-        for (int j = 0; j < n; j++) {
-            b[j] = ids[reverse ? to - 1 - j : from + j];
-        }
-        chart.add(b, 0, n, before, after);
-    }
-
-    /** Records of an ordered read, flattened. */
-    private static final class RecordList {
-        int size;
-        int[] offset = new int[1025];
-        int[] frames = new int[4096];
-        long[] before = new long[1024];
-        long[] after = new long[1024];
-
-        void add(int[] ids, int depth, long count, long count2) {
-            if (size + 1 >= offset.length) {
-                offset = java.util.Arrays.copyOf(offset, offset.length * 2);
-                before = java.util.Arrays.copyOf(before, offset.length);
-                after = java.util.Arrays.copyOf(after, offset.length);
-            }
-            int at = offset[size];
-            if (at + depth > frames.length) {
-                frames = java.util.Arrays.copyOf(frames, Math.max(at + depth, frames.length * 2));
-            }
-            System.arraycopy(ids, 0, frames, at, depth);
-            // A plain record has one count: it is both the width and (unused) "before".
-            before[size] = count2 >= 0 ? count : 0;
-            after[size] = count2 >= 0 ? count2 : count;
-            size++;
-            offset[size] = at + depth;
         }
     }
 }

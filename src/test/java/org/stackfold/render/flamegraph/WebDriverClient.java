@@ -18,7 +18,7 @@ import java.util.Map;
  * Just enough of the W3C WebDriver protocol to drive Debian's chromium through chromedriver over
  * HTTP: no Selenium dependency. One instance = one chromedriver process + one headless session.
  */
-final class WebDriverClient implements AutoCloseable {
+public final class WebDriverClient implements AutoCloseable {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
 
@@ -28,11 +28,11 @@ final class WebDriverClient implements AutoCloseable {
     private final String session;
     private final Path profileDir;
 
-    static boolean available() {
+    public static boolean available() {
         return Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
     }
 
-    WebDriverClient() throws Exception {
+    public WebDriverClient() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -67,21 +67,21 @@ final class WebDriverClient implements AutoCloseable {
         session = (String) value.get("sessionId");
     }
 
-    void open(String url) throws IOException, InterruptedException {
+    public void open(String url) throws IOException, InterruptedException {
         post("/session/" + session + "/url", "{\"url\":" + json(url) + "}");
     }
 
-    void windowSize(int width, int height) throws IOException, InterruptedException {
+    public void windowSize(int width, int height) throws IOException, InterruptedException {
         post("/session/" + session + "/window/rect", "{\"width\":" + width + ",\"height\":" + height + "}");
     }
 
     /** Runs a script (with {@code return}) in the page; returns its value as parsed JSON. */
-    Object script(String js) throws IOException, InterruptedException {
+    public Object script(String js) throws IOException, InterruptedException {
         return post("/session/" + session + "/execute/sync", "{\"script\":" + json(js) + ",\"args\":[]}");
     }
 
     /** Clicks the element matching a CSS selector, as a user would (centre of its box). */
-    void click(String css) throws IOException, InterruptedException {
+    public void click(String css) throws IOException, InterruptedException {
         @SuppressWarnings("unchecked")
         Map<String, Object> el = (Map<String, Object>) post("/session/" + session + "/element",
                 "{\"using\":\"css selector\",\"value\":" + json(css) + "}");
@@ -90,7 +90,7 @@ final class WebDriverClient implements AutoCloseable {
     }
 
     /** The text of an open alert/prompt, or null when none is open. */
-    String alertText() throws IOException, InterruptedException {
+    public String alertText() throws IOException, InterruptedException {
         try {
             return (String) get("/session/" + session + "/alert/text");
         } catch (IOException e) {
@@ -98,7 +98,7 @@ final class WebDriverClient implements AutoCloseable {
         }
     }
 
-    void answerPrompt(String text) throws IOException, InterruptedException {
+    public void answerPrompt(String text) throws IOException, InterruptedException {
         post("/session/" + session + "/alert/text", "{\"text\":" + json(text) + "}");
         post("/session/" + session + "/alert/accept", "{}");
     }

@@ -1,0 +1,114 @@
+package org.stackfold.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.stackfold.analysis.Columns;
+import org.stackfold.analysis.Diff;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.format.tachyon.TachyonOptions;
+import org.stackfold.io.AtomicOutput;
+import org.stackfold.io.InputException;
+import org.stackfold.model.Profile;
+import org.stackfold.render.viewer.ViewerData;
+import org.stackfold.render.viewer.ViewerPage;
+import org.stackfold.render.viewer.ViewerServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "view", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Write an interactive viewer: one self-contained HTML file (flame graph and icicle, sandwich, "
+                + "call tree, time order, differential view) that opens offline from file://.",
+                "Any format Stackfold reads; a differential folded file or --diff BEFORE AFTER gives the differential view."},
+        footer = {"", "Examples:",
+                "  stackfold view profile.folded -o profile.html",
+                "  stackfold view profile.bin -o tachyon.html          # time order and thread/status filters",
+                "  stackfold view --diff before.folded after.folded -o change.html",
+                "  stackfold view recording.jfr --serve                 # http://127.0.0.1:PORT/ until Ctrl+C"})
+final class ViewCommand implements Callable<Integer> {
+    @Parameters(arity = "0..*", paramLabel = "IN", description = "Profiles, merged ('-' or none: stdin).")
+    List<String> inputs = new ArrayList<>();
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT.html", description = "Output HTML (default stdout).")
+    String output;
+    @Option(names = "--title", paramLabel = "TEXT", description = "Page title (default: the input names).")
+    String title;
+    @Option(names = "--diff", description = "Two inputs, BEFORE AFTER: the differential view.")
+    boolean diff;
+    @Option(names = {"-n", "--normalize"}, description = "With --diff: scale BEFORE to AFTER's total first.")
+    boolean normalize;
+    @Option(names = "--from", paramLabel = "FORMAT", description = "Input format when neither content nor name tells.")
+    String from;
+    @Option(names = "--lenient", description = "Skip bad lines and say how many.")
+    boolean lenient;
+    @Option(names = "--no-timeline", description = "Leave out the samples' order (smaller file; no time order view).")
+    boolean noTimeline;
+    @Option(names = "--serve", description = "Serve the page on http://127.0.0.1 (loopback only) until interrupted.")
+    boolean serve;
+    @Option(names = "--port", paramLabel = "N", description = "Port for --serve (default: any free one).")
+    int port;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        List<String> ins = inputs.isEmpty() ? List.of("-") : inputs;
+        if (diff && ins.size() != 2) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--diff needs exactly two inputs: BEFORE AFTER");
+        }
+        if (serve && output != null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--serve and -o exclude each other");
+        }
+        if (port < 0 || port > 65535) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--port must be 0-65535");
+        }
+        FormatOptions options = FormatOptions.none().set("lenient", lenient)
+                .withWarnings(w -> {
+                    err.println("stackfold: warning: " + w);
+                    err.flush();
+                });
+        // The time order view and the thread/status/range filters need the samples' order; only formats
+        // with timestamps are asked for it (folded line order is not time).
+        if (!noTimeline) {
+            options.set("timeline", true).set(TachyonOptions.TIMELINE, true);
+        }
+        Profile profile;
+        try {
+            profile = diff ? Diff.of(last(ProfileLoader.load(ins.get(0), options, from)),
+                    last(ProfileLoader.load(ins.get(1), options, from)), normalize, false)
+                    : ProfileLoader.loadMerged(ins, options, from);
+        } catch (OutOfMemoryError e) {
+            throw new InputException("out of memory reading the profile; raise the heap with STACKFOLD_HEAP=4g");
+        }
+        if (ins.size() > 1 && !diff) {
+            profile.setTimeline(null); // merged profiles have no single order
+        }
+        ViewerData data = ViewerData.of(profile);
+        ViewerPage.Options page = new ViewerPage.Options(title != null ? title : String.join(" → ", ins), ins);
+        if (serve) {
+            ByteArrayOutputStream buf = new ByteArrayOutputStream();
+            ViewerPage.write(data, page, buf);
+            try (ViewerServer server = ViewerServer.start(buf.toByteArray(), port)) {
+                err.println("stackfold: serving the viewer at " + server.url() + " (Ctrl+C stops)");
+                err.flush();
+                Thread.currentThread().join();
+            }
+            return 0;
+        }
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
+            ViewerPage.write(data, page, out.stream());
+            out.commit();
+        }
+        return 0;
+    }
+
+    private static Profile last(Profile p) {
+        return p.tree().isDifferential() ? Columns.select(p, 1) : p;
+    }
+}

@@ -1,0 +1,317 @@
+package org.stackfold.render.viewer;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.zip.Deflater;
+import java.util.zip.DeflaterOutputStream;
+import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameTable;
+import org.stackfold.model.Profile;
+import org.stackfold.model.Timeline;
+
+/**
+ * The profile as the viewer page reads it: one deflated stream of unsigned LEB128 numbers (what
+ * {@code data.mjs} decodes into typed arrays), never an object per node. Sections, in order:
+ * <ol>
+ *   <li>frames: count, then per frame its UTF-8 name (length, bytes), kind ordinal, file index + 1
+ *       (0: none) and line + 1 (0: none); frames are numbered in order of first use below;</li>
+ *   <li>files: count, then each UTF-8 name (length, bytes);</li>
+ *   <li>nodes: count (the virtual root included), the root's self count(s), then per node in
+ *       preorder how many levels it climbs from the node before it (0 = child of that node), its
+ *       frame and self count(s) (two for a differential profile: before, after); siblings come
+ *       heaviest first (by the last column), so the page can draw the left-heavy graph as is;</li>
+ *   <li>timeline: sample count (0 when the profile has none), thread count and each thread id as
+ *       text, then per sample its node, thread index, time as a zigzag delta from the sample
+ *       before, status bits and weight (and before-weight in a differential timeline).</li>
+ * </ol>
+ * Preorder plus climb counts give parents for free and keep the numbers small: 200,000 stacks of
+ * 2.9 million nodes encode in about 8 MB before base64.
+ */
+public final class ViewerData {
+    private final Profile profile;
+    private final byte[] deflated;
+    private final int nodes;
+
+    private ViewerData(Profile profile, byte[] deflated, int nodes) {
+        this.profile = profile;
+        this.deflated = deflated;
+        this.nodes = nodes;
+    }
+
+    /** Encodes a profile (plain or differential, with or without a timeline). */
+    public static ViewerData of(Profile profile) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
+        Deflater deflater = new Deflater(6, true);
+        int count;
+        try (Varints out = new Varints(new DeflaterOutputStream(bytes, deflater, 1 << 16))) {
+            count = new Encoder(profile, out).encode();
+        } finally {
+            deflater.end();
+        }
+        return new ViewerData(profile, bytes.toByteArray(), count);
+    }
+
+    /** The raw-deflated stream (RFC 1951). */
+    public byte[] deflated() {
+        return deflated;
+    }
+
+    /** Nodes encoded, the virtual root included. */
+    public int nodes() {
+        return nodes;
+    }
+
+    public Profile profile() {
+        return profile;
+    }
+
+    /** The walk that writes the sections; frame ids are renumbered in order of first use. */
+    private static final class Encoder {
+        private final Profile profile;
+        private final CallTree tree;
+        private final FrameTable frames;
+        private final Varints out;
+        private final int columns;
+        private final long[] sortKey;
+
+        Encoder(Profile profile, Varints out) {
+            this.profile = profile;
+            this.tree = profile.tree();
+            this.frames = profile.frames();
+            this.out = out;
+            this.columns = tree.weights();
+            long[] last = tree.totals(columns - 1);
+            if (columns == 2) {
+                // A frame that vanished (after = 0) still has a place, after every frame that remains.
+                long[] before = tree.totals(0);
+                for (int n = 0; n < last.length; n++) {
+                    if (last[n] == 0 && before[n] != 0) {
+                        last[n] = -1;
+                    }
+                }
+            }
+            this.sortKey = last;
+        }
+
+        int encode() throws IOException {
+            int[] order = new int[tree.size()];
+            int[] climb = new int[tree.size()];
+            int count = preorder(order, climb);
+            int[] newFrame = new int[frames.size()];
+            Arrays.fill(newFrame, -1);
+            int[] frameOrder = new int[frames.size()];
+            int used = 0;
+            for (int i = 1; i < count; i++) {
+                int f = tree.frame(order[i]);
+                if (newFrame[f] < 0) {
+                    newFrame[f] = used;
+                    frameOrder[used++] = f;
+                }
+            }
+            writeFrames(frameOrder, used);
+            out.write(count);
+            for (int c = 0; c < columns; c++) {
+                out.write(tree.self(CallTree.ROOT, c));
+            }
+            for (int i = 1; i < count; i++) {
+                int n = order[i];
+                out.write(climb[i]);
+                out.write(newFrame[tree.frame(n)]);
+                for (int c = 0; c < columns; c++) {
+                    out.write(tree.self(n, c));
+                }
+            }
+            writeTimeline(order, count);
+            return count;
+        }
+
+        /** Live nodes in preorder, heaviest sibling first; climb[i] = depth(i - 1) + 1 - depth(i). */
+        private int preorder(int[] order, int[] climb) {
+            boolean[] live = tree.live();
+            int[] stack = new int[64];
+            int[] depthOf = new int[64];
+            int sp = 0;
+            int count = 0;
+            int prevDepth = -1;
+            stack[sp] = CallTree.ROOT;
+            depthOf[sp++] = 0;
+            int[] kids = new int[16];
+            while (sp > 0) {
+                int n = stack[--sp];
+                int d = depthOf[sp];
+                order[count] = n;
+                climb[count] = count == 0 ? 0 : prevDepth + 1 - d;
+                count++;
+                prevDepth = d;
+                int k = 0;
+                for (int c = tree.firstChild(n); c != 0; c = tree.nextSibling(c)) {
+                    if (live[c]) {
+                        if (k == kids.length) {
+                            kids = Arrays.copyOf(kids, k * 2);
+                        }
+                        kids[k++] = c;
+                    }
+                }
+                sortHeaviestFirst(kids, k);
+                if (sp + k > stack.length) {
+                    stack = Arrays.copyOf(stack, Math.max(stack.length * 2, sp + k));
+                    depthOf = Arrays.copyOf(depthOf, stack.length);
+                }
+                // Pushed lightest first so the heaviest is popped (visited) first.
+                for (int i = k - 1; i >= 0; i--) {
+                    stack[sp] = kids[i];
+                    depthOf[sp++] = d + 1;
+                }
+            }
+            return count;
+        }
+
+        /** Insertion sort for the usual few children, a keyed sort for many. */
+        private void sortHeaviestFirst(int[] kids, int k) {
+            if (k < 24) {
+                for (int i = 1; i < k; i++) {
+                    int x = kids[i];
+                    int j = i - 1;
+                    while (j >= 0 && heavier(x, kids[j])) {
+                        kids[j + 1] = kids[j];
+                        j--;
+                    }
+                    kids[j + 1] = x;
+                }
+                return;
+            }
+            Integer[] boxed = new Integer[k];
+            for (int i = 0; i < k; i++) {
+                boxed[i] = kids[i];
+            }
+            Arrays.sort(boxed, (a, b) -> heavier(a, b) ? -1 : heavier(b, a) ? 1 : 0);
+            for (int i = 0; i < k; i++) {
+                kids[i] = boxed[i];
+            }
+        }
+
+        private boolean heavier(int a, int b) {
+            return sortKey[a] > sortKey[b] || (sortKey[a] == sortKey[b] && a < b);
+        }
+
+        private void writeFrames(int[] frameOrder, int used) throws IOException {
+            Map<String, Integer> fileIndex = new HashMap<>();
+            java.util.List<String> files = new java.util.ArrayList<>();
+            out.write(used);
+            for (int i = 0; i < used; i++) {
+                int f = frameOrder[i];
+                out.bytes(frames.nameBytes(f));
+                out.write(frames.kind(f).ordinal());
+                String file = frames.file(f);
+                if (file == null) {
+                    out.write(0);
+                } else {
+                    out.write(fileIndex.computeIfAbsent(file, x -> {
+                        files.add(x);
+                        return files.size() - 1;
+                    }) + 1);
+                }
+                out.write(frames.line(f) == FrameTable.NONE ? 0 : frames.line(f) + 1L);
+            }
+            out.write(files.size());
+            for (String f : files) {
+                out.bytes(f.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+
+        private void writeTimeline(int[] order, int count) throws IOException {
+            Timeline tl = profile.timeline();
+            if (tl == null || tl.size() == 0) {
+                out.write(0);
+                return;
+            }
+            int[] index = new int[tree.size()];
+            Arrays.fill(index, -1);
+            for (int i = 0; i < count; i++) {
+                index[order[i]] = i;
+            }
+            int kept = 0;
+            for (int i = 0; i < tl.size(); i++) {
+                if (index[tl.node(i)] >= 0) {
+                    kept++;
+                }
+            }
+            out.write(kept);
+            Map<Long, Integer> threads = new HashMap<>();
+            java.util.List<Long> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < tl.size(); i++) {
+                threads.computeIfAbsent(tl.threadId(i), t -> {
+                    ids.add(t);
+                    return ids.size() - 1;
+                });
+            }
+            out.write(ids.size());
+            for (long t : ids) {
+                out.bytes(Long.toUnsignedString(t).getBytes(StandardCharsets.UTF_8));
+            }
+            out.write(tl.isDifferential() ? 1 : 0);
+            long prev = 0;
+            for (int i = 0; i < tl.size(); i++) {
+                int n = index[tl.node(i)];
+                if (n < 0) {
+                    continue;
+                }
+                out.write(n);
+                out.write(threads.get(tl.threadId(i)));
+                long t = tl.timestamp(i);
+                long delta = t - prev;
+                out.write((delta << 1) ^ (delta >> 63));
+                prev = t;
+                out.write(tl.status(i) & 0xFFFFFFFFL);
+                out.write(tl.weight(i));
+                if (tl.isDifferential()) {
+                    out.write(tl.before(i));
+                }
+            }
+        }
+    }
+
+    /** Unsigned LEB128 numbers into a buffered stream. */
+    private static final class Varints implements AutoCloseable {
+        private final OutputStream out;
+        private final byte[] buf = new byte[1 << 16];
+        private int pos;
+
+        Varints(OutputStream out) {
+            this.out = out;
+        }
+
+        void write(long v) throws IOException {
+            if (pos > buf.length - 10) {
+                flush();
+            }
+            while ((v & ~0x7FL) != 0) {
+                buf[pos++] = (byte) ((v & 0x7F) | 0x80);
+                v >>>= 7;
+            }
+            buf[pos++] = (byte) v;
+        }
+
+        void bytes(byte[] b) throws IOException {
+            write(b.length);
+            flush();
+            out.write(b);
+        }
+
+        private void flush() throws IOException {
+            out.write(buf, 0, pos);
+            pos = 0;
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush();
+            out.close();
+        }
+    }
+}

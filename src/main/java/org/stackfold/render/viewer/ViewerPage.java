@@ -1,0 +1,163 @@
+package org.stackfold.render.viewer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.stackfold.model.FrameKind;
+import org.stackfold.model.Profile;
+
+/**
+ * Writes the viewer: one HTML file holding the page, its style, its JavaScript (the ES modules under
+ * this package's resources, inlined in dependency order) and the profile ({@link ViewerData}, base64).
+ * Nothing is fetched: a Content-Security-Policy forbids every request, and only scripts carrying
+ * this file's random nonce run, so a frame name can never become code. Names travel inside the
+ * base64 data and are shown with {@code textContent}; the title and other text go through
+ * {@link #json} (no {@code <} survives) or {@link #html}.
+ */
+public final class ViewerPage {
+    private static final String RESOURCES = "/org/stackfold/render/viewer/";
+    private static final Pattern IMPORT = Pattern.compile("^import\\s+[^;]*?from\\s+'\\./([\\w-]+\\.mjs)';\\s*$",
+            Pattern.MULTILINE);
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{(NONCE|TITLE|STYLE|META|SCRIPT)}}");
+
+    /** The status bits of Tachyon samples the page can filter on, by bit. */
+    private static final String[][] STATUS_FLAGS = {
+            {"1", "GIL held"}, {"2", "on CPU"}, {"4", "unknown"}, {"8", "waiting for the GIL"},
+            {"16", "exception"}, {"32", "main thread"}};
+
+    private ViewerPage() {
+    }
+
+    /** What the page shows besides the data: a title and where the profile came from. */
+    public record Options(String title, List<String> inputs) {
+    }
+
+    public static void write(ViewerData data, Options options, OutputStream out) throws IOException {
+        java.util.Map<String, String> values = java.util.Map.of(
+                "NONCE", HexFormat.of().formatHex(randomBytes()),
+                "TITLE", html(options.title()),
+                "STYLE", resource("viewer.css"),
+                "META", meta(data.profile(), options),
+                "SCRIPT", script());
+        String[] parts = resource("viewer.html").split("\\{\\{DATA}}", -1);
+        if (parts.length != 2) {
+            throw new IllegalStateException("viewer.html must hold one {{DATA}} marker");
+        }
+        // One pass over the template, so a placeholder inside a value (a title) is never expanded.
+        String head = PLACEHOLDER.matcher(parts[0]).replaceAll(r -> Matcher.quoteReplacement(values.get(r.group(1))));
+        out.write(head.getBytes(StandardCharsets.UTF_8));
+        // The data goes out in slices: a 30 MB base64 string never needs to exist at once.
+        byte[] raw = data.deflated();
+        Base64.Encoder b64 = Base64.getEncoder();
+        int slice = 3 * (1 << 18);
+        for (int i = 0; i < raw.length; i += slice) {
+            int n = Math.min(slice, raw.length - i);
+            out.write(b64.encode(java.util.Arrays.copyOfRange(raw, i, i + n)));
+        }
+        out.write(parts[1].getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] randomBytes() {
+        byte[] b = new byte[16];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    private static String meta(Profile p, Options o) {
+        StringBuilder b = new StringBuilder("{");
+        b.append("\"title\":").append(json(o.title()));
+        b.append(",\"inputs\":[");
+        for (int i = 0; i < o.inputs().size(); i++) {
+            b.append(i == 0 ? "" : ",").append(json(o.inputs().get(i)));
+        }
+        b.append("],\"columns\":").append(p.tree().weights());
+        Profile.ValueType vt = p.valueTypes().getLast();
+        b.append(",\"valueType\":").append(json(vt.type())).append(",\"unit\":").append(json(vt.unit()));
+        b.append(",\"timeUnit\":").append(p.timeline() == null ? "null" : json(p.timeline().timeUnit()));
+        b.append(",\"kinds\":[");
+        FrameKind[] kinds = FrameKind.values();
+        for (int i = 0; i < kinds.length; i++) {
+            b.append(i == 0 ? "" : ",").append(json(kinds[i].name().toLowerCase(java.util.Locale.ROOT)));
+        }
+        b.append("],\"statusFlags\":[");
+        for (int i = 0; i < STATUS_FLAGS.length; i++) {
+            b.append(i == 0 ? "" : ",").append("[").append(STATUS_FLAGS[i][0]).append(",")
+                    .append(json(STATUS_FLAGS[i][1])).append("]");
+        }
+        return b.append("]}").toString();
+    }
+
+    /** The modules reachable from main.mjs, dependencies first, with import lines and export keywords removed. */
+    static String script() {
+        Set<String> ordered = new LinkedHashSet<>();
+        visit("main.mjs", ordered, new java.util.HashSet<>());
+        StringBuilder b = new StringBuilder();
+        for (String m : ordered) {
+            String src = IMPORT.matcher(resource(m)).replaceAll("");
+            src = src.replaceAll("(?m)^export\\s+", "");
+            b.append("// ---- ").append(m).append('\n').append(src).append('\n');
+        }
+        return b.toString().replace("</script", "<\\/script");
+    }
+
+    private static void visit(String module, Set<String> done, Set<String> visiting) {
+        if (done.contains(module)) {
+            return;
+        }
+        if (!visiting.add(module)) {
+            throw new IllegalStateException("import cycle through " + module);
+        }
+        List<String> deps = new ArrayList<>();
+        Matcher m = IMPORT.matcher(resource(module));
+        while (m.find()) {
+            deps.add(m.group(1));
+        }
+        for (String d : deps) {
+            visit(d, done, visiting);
+        }
+        done.add(module);
+    }
+
+    static String resource(String name) {
+        try (InputStream in = ViewerPage.class.getResourceAsStream(RESOURCES + name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing viewer resource " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A JSON string literal safe inside a script element: no {@code <}, {@code >}, {@code &} or line separators survive. */
+    static String json(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x2028 || c == 0x2029) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    /** Text for HTML element content. */
+    static String html(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

@@ -1,0 +1,49 @@
+// Colours: a function keeps its colour in every pane and every profile (a hash of its name), kinds
+// of code get their own hue family, and differential frames go red (grew) or blue (shrank).
+
+/** FNV-1a of a string, as an unsigned 32-bit number. */
+export function hashName(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Hue, saturation and lightness ranges per frame kind (FrameKind order), and legend labels. */
+export const KIND_STYLE = {
+  unknown: { hue: [0, 55], sat: 75, label: 'code' },
+  native: { hue: [0, 12], sat: 70, label: 'native' },
+  kernel: { hue: [28, 40], sat: 85, label: 'kernel' },
+  jit: { hue: [95, 135], sat: 50, label: 'JIT' },
+  inlined: { hue: [170, 190], sat: 55, label: 'inlined' },
+  interpreted: { hue: [50, 60], sat: 80, label: 'interpreted' },
+  python: { hue: [205, 225], sat: 60, label: 'Python' },
+  synthetic: { hue: [0, 0], sat: 0, label: 'synthetic' },
+};
+
+/** The fill of a frame: hue family by kind, position within it and lightness by the name's hash. */
+export function frameColor(name, kind, dark) {
+  const st = KIND_STYLE[kind] || KIND_STYLE.unknown;
+  const h = hashName(name);
+  const hue = st.hue[0] + (h % 1000) / 1000 * (st.hue[1] - st.hue[0]);
+  const light = (dark ? 38 : 62) + ((h >>> 10) % 100) / 100 * 12;
+  return `hsl(${hue.toFixed(1)},${st.sat}%,${light.toFixed(1)}%)`;
+}
+
+/**
+ * Differential colour: after and before are shares of their profiles' totals (normalised), so a
+ * global change in sample count does not paint everything. Red = grew, blue = shrank.
+ */
+export function diffColor(after, before, dark) {
+  const delta = after - before;
+  const base = Math.max(after, before);
+  const strength = base > 0 ? Math.min(1, Math.abs(delta) / base) : 0;
+  const light = dark ? 30 : 92;
+  const l = light + ((dark ? 48 : 55) - light) * strength;
+  if (strength < 0.005) return dark ? 'hsl(0,0%,35%)' : 'hsl(0,0%,88%)';
+  return delta > 0 ? `hsl(0,${(45 + 45 * strength).toFixed(0)}%,${l.toFixed(1)}%)`
+    : `hsl(220,${(45 + 45 * strength).toFixed(0)}%,${l.toFixed(1)}%)`;
+}
+

@@ -1,0 +1,641 @@
+// The page: decodes the embedded profile, derives the trees the state asks for, wires the views.
+import { base64Bytes, inflateRaw, decodeProfile } from './data.mjs';
+import { applyTransform, reorder, reweigh, timelineWeights, unionShape, functionTable,
+  callersOf, calleesOf, matchFrames, matchedTotal, nameRanks, pathOf, findPath } from './tree.mjs';
+import { FlameView } from './flame.mjs';
+import { VirtualTable, cell } from './table.mjs';
+import { encodeState, decodeState, transformLabel } from './state.mjs';
+import { buildChart, drawChart, drawActivity } from './timeorder.mjs';
+import { formatValue, percent, signed } from './format.mjs';
+import { KIND_STYLE, frameColor } from './colors.mjs';
+
+const $ = (id) => document.getElementById(id);
+const meta = JSON.parse($('sf-meta').textContent);
+const TIME_UNITS = ['nanoseconds', 'microseconds', 'milliseconds', 'seconds'];
+
+let P;            // decoded profile
+let S;            // state
+let nameRank;     // frame -> rank by name
+let kinds;        // frame -> kind name
+let derived = { key: null, tree: null };
+let fnTable = null;
+let theme = localStorage.getItem('stackfold-theme') || 'system';
+
+function dark() {
+  return document.documentElement.dataset.theme === 'dark'
+    || (document.documentElement.dataset.theme !== 'light' && matchMedia('(prefers-color-scheme: dark)').matches);
+}
+
+function unit() { return meta.unit; }
+function fmt(v) { return formatValue(v, unit()); }
+const isDiff = () => meta.columns === 2;
+
+// ---- the derived tree: filters, transforms, diff shape, order
+
+function sampleFilter() {
+  const tl = P.timeline;
+  if (!tl || (!S.threads && !S.status && !S.range)) return null;
+  const threads = S.threads ? new Set(S.threads) : null;
+  return (i) => (!threads || threads.has(tl.thread[i])) && (!S.status || (tl.status[i] & S.status) === S.status)
+    && (!S.range || (tl.time[i] >= S.range[0] && tl.time[i] < S.range[1]));
+}
+
+function currentTree() {
+  const key = JSON.stringify([S.threads, S.status, S.range, S.transforms, S.union, S.byName]);
+  if (derived.key === key) return derived.tree;
+  const nf = P.names.length, rank = S.byName ? nameRank : null;
+  let t = P.tree;
+  const keep = sampleFilter();
+  if (keep) {
+    const w = timelineWeights(t, P.timeline, keep);
+    t = reweigh(t, w.self, w.before, nf, rank);
+  }
+  for (const tr of S.transforms) t = applyTransform(t, tr, nf, rank);
+  if (isDiff() && S.union) t = unionShape(t, nf, rank);
+  if (S.byName && t === P.tree) t = reorder(t, rank);
+  derived = { key, tree: t };
+  fnTable = null;
+  return t;
+}
+
+function functions() {
+  if (!fnTable) fnTable = functionTable(currentTree(), P.names.length);
+  return fnTable;
+}
+
+// ---- shared UI: tooltip, menu, search
+
+const tooltip = $('tooltip');
+
+function showTooltip(tree, i, ev) {
+  if (i < 0 || !ev) { tooltip.hidden = true; return; }
+  const f = tree.frame[i];
+  tooltip.textContent = '';
+  const name = document.createElement('div');
+  name.className = 'tname';
+  name.textContent = P.names[f];
+  tooltip.appendChild(name);
+  if (P.file[f] >= 0 || P.line[f] >= 0) {
+    const loc = document.createElement('div');
+    loc.className = 'tloc';
+    loc.textContent = (P.file[f] >= 0 ? P.files[P.file[f]] : '?') + (P.line[f] >= 0 ? ':' + P.line[f] : '');
+    tooltip.appendChild(loc);
+  }
+  const table = document.createElement('table');
+  const row = (k, v) => { const r = table.insertRow(); r.insertCell().textContent = k; r.insertCell().textContent = v; };
+  const view = tree.total[0], whole = P.tree.total[0];
+  row('total', `${fmt(tree.total[i])}  (${percent(tree.total[i], view)} of view, ${percent(tree.total[i], whole)} of profile)`);
+  row('self', `${fmt(tree.self[i])}  (${percent(tree.self[i], view)} of view)`);
+  if (tree.before) {
+    const b = tree.totalBefore[i], a = tree.totalAfter[i];
+    const nb = b / (tree.totalBefore[0] || 1), na = a / (tree.totalAfter[0] || 1);
+    row('before', `${fmt(b)}  (${percent(b, tree.totalBefore[0])})`);
+    row('after', `${fmt(a)}  (${percent(a, tree.totalAfter[0])})`);
+    row('delta', `${signed(fmt(a - b), a - b)}  (${signed(((na - nb) * 100).toFixed(2) + ' points', na - nb)})`);
+  }
+  row('kind', KIND_STYLE[kinds[f]] ? KIND_STYLE[kinds[f]].label : kinds[f]);
+  tooltip.appendChild(table);
+  tooltip.hidden = false;
+  const x = Math.min(ev.clientX + 14, innerWidth - tooltip.offsetWidth - 4);
+  const y = ev.clientY + 16 + tooltip.offsetHeight > innerHeight ? ev.clientY - tooltip.offsetHeight - 8 : ev.clientY + 16;
+  tooltip.style.left = Math.max(0, x) + 'px';
+  tooltip.style.top = Math.max(0, y) + 'px';
+}
+
+const menu = $('menu');
+
+function openMenu(tree, i, ev) {
+  const f = tree.frame[i];
+  menu.textContent = '';
+  const item = (text, fn) => {
+    const b = document.createElement('button');
+    b.textContent = text;
+    b.addEventListener('click', () => { menu.hidden = true; fn(); });
+    menu.appendChild(b);
+  };
+  item('Focus on this subtree', () => pushTransform({ kind: 'focus', path: pathOf(tree, i) }));
+  item('Focus on function ' + P.names[f], () => pushTransform({ kind: 'focusfn', f }));
+  item('Merge function into callers', () => pushTransform({ kind: 'merge', f }));
+  item('Drop stacks with this function', () => pushTransform({ kind: 'drop', f }));
+  item('Collapse recursion', () => pushTransform({ kind: 'rec', f }));
+  item('Show in sandwich', () => { S.sel = f; setView('sandwich'); });
+  item('Copy name', () => navigator.clipboard && navigator.clipboard.writeText(P.names[f]));
+  menu.hidden = false;
+  menu.style.left = Math.min(ev.clientX, innerWidth - menu.offsetWidth - 4) + 'px';
+  menu.style.top = Math.min(ev.clientY, innerHeight - menu.offsetHeight - 4) + 'px';
+}
+addEventListener('mousedown', (e) => { if (!menu.contains(e.target)) menu.hidden = true; });
+
+function pushTransform(tr) {
+  S.transforms = [...S.transforms, tr];
+  flame.zoom = 0;
+  S.zoom = null;
+  update();
+}
+
+let matchCache = { pattern: null, match: null };
+function match() {
+  if (matchCache.pattern !== S.search) matchCache = { pattern: S.search, match: matchFrames(P.names, S.search) };
+  return matchCache.match;
+}
+
+// ---- views
+
+const host = (onClick) => ({
+  names: null, kinds: null, dark, match,
+  diffColors: () => true,
+  onHover: (v, i, ev) => showTooltip(v.tree, i, ev),
+  onClick,
+  onMenu: (v, i, ev) => openMenu(v.tree, i, ev),
+});
+
+const flame = new FlameView(document.querySelector('#view-flame canvas'), host((v, i) => {
+  if (i < 0) return;
+  v.zoomTo(i === v.zoom ? Math.max(0, v.tree.parent[i]) : i);
+  S.zoom = v.zoomPath();
+  saveState();
+}));
+const callers = new FlameView(document.querySelector('#callers canvas'), host((v, i) => {
+  if (i > 0) selectFunction(v.tree.frame[i]);
+}));
+const callees = new FlameView(document.querySelector('#callees canvas'), host((v, i) => {
+  if (i > 0) selectFunction(v.tree.frame[i]);
+}));
+
+function drawFlame() {
+  const t = currentTree();
+  flame.setTree(t, S.icicle);
+  if (S.zoom) {
+    const z = findPath(t, S.zoom);
+    if (z > 0) flame.zoomTo(z);
+  }
+}
+
+// Sandwich
+let fnRows = null, fnSort = { key: 'self', desc: true }, fnFilter = '';
+const fnTableView = new VirtualTable($('fn-table'), [
+  { title: 'Total', cls: 'num wide', key: 'total' }, { title: 'Self', cls: 'num wide', key: 'self' },
+  { title: 'Function', cls: 'name', key: 'name' }],
+(r, row) => {
+  const f = fnRows[r], t = functions(), all = currentTree().total[0];
+  cell(row, 'num wide', `${fmt(t.total[f])} (${percent(t.total[f], all)})`);
+  cell(row, 'num wide', `${fmt(t.self[f])} (${percent(t.self[f], all)})`);
+  const n = cell(row, 'name', '');
+  const chit = document.createElement('span');
+  chit.className = 'chit';
+  chit.style.background = frameColor(P.names[f], kinds[f], dark());
+  n.appendChild(chit);
+  n.appendChild(document.createTextNode(P.names[f]));
+  const m = match();
+  if (m && m[f]) n.classList.add('match');
+  row.dataset.frame = String(f);
+  row.addEventListener('click', () => selectFunction(f));
+},
+(key) => { fnSort = { key, desc: fnSort.key === key ? !fnSort.desc : key !== 'name' }; fnRows = null; drawSandwich(); });
+
+function sortedFunctions() {
+  const t = functions(), ft = fnFilter.toLowerCase();
+  const rows = [];
+  for (let f = 0; f < P.names.length; f++) {
+    if (t.total[f] === 0 && t.self[f] === 0 && !(t.totalB && t.totalB[f])) continue;
+    if (ft && !P.names[f].toLowerCase().includes(ft)) continue;
+    rows.push(f);
+  }
+  const k = fnSort.key, d = fnSort.desc ? -1 : 1;
+  const val = k === 'name' ? null : k === 'self' ? t.self : t.total;
+  rows.sort(val ? (a, b) => d * (val[a] - val[b]) || a - b : (a, b) => d * (nameRank[a] - nameRank[b]));
+  return rows;
+}
+
+function drawSandwich() {
+  if (!fnRows) fnRows = sortedFunctions();
+  fnTableView.selected = fnRows.indexOf(S.sel);
+  fnTableView.setSortMark(fnSort.key, fnSort.desc);
+  fnTableView.setCount(fnRows.length);
+  if (S.sel < 0 && fnRows.length) S.sel = fnRows[0];
+  if (S.sel >= 0) {
+    const t = currentTree(), rank = S.byName ? nameRank : null;
+    $('sw-name').textContent = P.names[S.sel];
+    callers.setTree(callersOf(t, S.sel, P.names.length, rank), false);
+    callees.setTree(calleesOf(t, S.sel, P.names.length, rank), true);
+  }
+}
+
+function selectFunction(f) {
+  S.sel = f;
+  if (S.view !== 'sandwich') { setView('sandwich'); return; }
+  drawSandwich();
+  const r = fnRows.indexOf(f);
+  if (r >= 0) fnTableView.scrollTo(r);
+  saveState();
+}
+
+// Call tree
+let expanded = null, treeRows = null, treeOf = null, treeSel = -1;
+const treeView = new VirtualTable($('call-tree'), [
+  { title: 'Total', cls: 'num wide' }, { title: 'Self', cls: 'num wide' }, { title: 'Function', cls: 'name' }],
+(r, row) => {
+  const t = treeOf, i = treeRows[r], all = t.total[0];
+  cell(row, 'num wide', `${fmt(t.total[i])} (${percent(t.total[i], all)})`);
+  cell(row, 'num wide', `${fmt(t.self[i])} (${percent(t.self[i], all)})`);
+  const n = cell(row, 'name', '');
+  n.style.paddingLeft = (t.depth[i] - 1) * 14 + 'px';
+  const tw = document.createElement('span');
+  tw.className = 'twisty';
+  tw.textContent = t.end[i] > i + 1 ? (expanded[i] ? '▾' : '▸') : '';
+  n.appendChild(tw);
+  n.appendChild(document.createTextNode(P.names[t.frame[i]]));
+  const m = match();
+  if (m && m[t.frame[i]]) n.classList.add('match');
+  if (i === treeSel) row.classList.add('selected');
+  row.addEventListener('click', () => { treeSel = i; expanded[i] ^= 1; listTree(); });
+});
+
+function listTree() {
+  const t = treeOf, rows = [];
+  for (let i = 1; i < t.n;) {
+    rows.push(i);
+    i = expanded[i] ? i + 1 : t.end[i];
+  }
+  treeRows = rows;
+  treeView.setCount(rows.length);
+}
+
+function drawTree() {
+  const t = currentTree();
+  if (treeOf !== t) {
+    treeOf = t;
+    expanded = new Uint8Array(t.n);
+    hotPath();
+    return;
+  }
+  listTree();
+}
+
+function hotPath() {
+  const t = treeOf;
+  let i = treeSel > 0 ? treeSel : 0;
+  while (t.end[i] > i + 1) {
+    expanded[i] = 1;
+    const c = i + 1;
+    if (t.total[c] < t.total[0] * 0.005) break;
+    i = c;
+  }
+  treeSel = i;
+  listTree();
+  const r = treeRows.indexOf(i);
+  if (r >= 0) treeView.scrollTo(r);
+}
+$('hot-path').addEventListener('click', hotPath);
+$('collapse-all').addEventListener('click', () => { expanded.fill(0); treeSel = -1; listTree(); });
+
+// Diff table
+let diffRows = null, diffSort = { key: 'dtotal', desc: true };
+const diffView = new VirtualTable($('diff-table'), [
+  { title: 'Δ total', cls: 'num', key: 'dtotal' }, { title: 'Δ self', cls: 'num', key: 'dself' },
+  { title: 'Total before', cls: 'num', key: 'tb' }, { title: 'Total after', cls: 'num', key: 'ta' },
+  { title: 'Self before', cls: 'num', key: 'sb' }, { title: 'Self after', cls: 'num', key: 'sa' },
+  { title: 'Function', cls: 'name', key: 'name' }],
+(r, row) => {
+  const f = diffRows[r], t = functions();
+  const dt = t.totalA[f] - t.totalB[f], ds = t.selfA[f] - t.selfB[f];
+  cell(row, 'num ' + (dt > 0 ? 'grew' : dt < 0 ? 'shrank' : ''), signed(fmt(dt), dt));
+  cell(row, 'num ' + (ds > 0 ? 'grew' : ds < 0 ? 'shrank' : ''), signed(fmt(ds), ds));
+  cell(row, 'num', fmt(t.totalB[f])); cell(row, 'num', fmt(t.totalA[f]));
+  cell(row, 'num', fmt(t.selfB[f])); cell(row, 'num', fmt(t.selfA[f]));
+  cell(row, 'name', P.names[f]);
+  row.addEventListener('click', () => selectFunction(f));
+},
+(key) => { diffSort = { key, desc: diffSort.key === key ? !diffSort.desc : key !== 'name' }; diffRows = null; drawDiffTable(); });
+
+function drawDiffTable() {
+  const t = functions();
+  if (!diffRows) {
+    const rows = [];
+    for (let f = 0; f < P.names.length; f++) if (t.totalA[f] || t.totalB[f]) rows.push(f);
+    const v = {
+      dtotal: (f) => t.totalA[f] - t.totalB[f], dself: (f) => t.selfA[f] - t.selfB[f], tb: (f) => t.totalB[f],
+      ta: (f) => t.totalA[f], sb: (f) => t.selfB[f], sa: (f) => t.selfA[f],
+    }[diffSort.key];
+    const d = diffSort.desc ? -1 : 1;
+    rows.sort(v ? (a, b) => d * (v(a) - v(b)) || a - b : (a, b) => d * (nameRank[a] - nameRank[b]));
+    diffRows = rows;
+  }
+  diffView.setSortMark(diffSort.key, diffSort.desc);
+  diffView.setCount(diffRows.length);
+}
+
+// Time order
+let chart = null, chartKey = null, chartBoxes = null, chartView = null;
+const timeCanvas = document.querySelector('#view-time canvas');
+const timeThread = document.createElement('select');
+
+function drawTime() {
+  const tl = P.timeline;
+  if (!tl) return;
+  const thread = Number(timeThread.value || 0);
+  const key = JSON.stringify([thread, S.status]);
+  if (chartKey !== key) {
+    const durations = !TIME_UNITS.includes(meta.timeUnit) || tl.weight.some((w) => w !== 1);
+    chart = buildChart(P.tree, tl, (i) => tl.thread[i] === thread && (!S.status || (tl.status[i] & S.status) === S.status),
+      durations);
+    chartKey = key;
+  }
+  const v0 = S.range ? S.range[0] : chart.t0, v1 = S.range ? S.range[1] : chart.t1;
+  chartView = { v0, v1 };
+  chartBoxes = drawChart(timeCanvas, chart, P.tree, P.names, kinds, v0, v1, dark());
+}
+
+timeCanvas.addEventListener('mousemove', (e) => {
+  if (!chart || !chartBoxes) return;
+  const r = timeCanvas.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+  const tx = chartView.v0 + x / chartBoxes.scale, d = Math.floor(y / chartBoxes.row) + 1;
+  for (const c of chartBoxes.drawn) {
+    if (chart.depth[c] === d && chart.start[c] <= tx && tx < chart.end[c]) { showTooltip(P.tree, chart.node[c], e); return; }
+  }
+  showTooltip(null, -1, null);
+});
+timeCanvas.addEventListener('mouseleave', () => showTooltip(null, -1, null));
+
+// Activity strip and range selection
+const activity = $('activity');
+let span = null, dragFrom = null;
+function drawStrip() {
+  if (!P.timeline || activity.clientWidth === 0) return;
+  const shown = S.threads || P.timeline.threads.map((_, k) => k);
+  span = drawActivity(activity, P.timeline, shown, S.range, S.status);
+}
+const timeAt = (e) => {
+  const r = activity.getBoundingClientRect();
+  return span.t0 + Math.min(Math.max(0, (e.clientX - r.left) / r.width), 1) * (span.t1 - span.t0);
+};
+activity.addEventListener('mousedown', (e) => { if (span) dragFrom = timeAt(e); });
+addEventListener('mouseup', (e) => {
+  if (dragFrom === null) return;
+  const to = timeAt(e), a = Math.min(dragFrom, to), b = Math.max(dragFrom, to);
+  dragFrom = null;
+  S.range = b - a > (span.t1 - span.t0) / 1000 ? [a, b] : null;
+  update();
+});
+
+// ---- filters, breadcrumbs, toolbar
+
+function drawFilters() {
+  const box = $('filters');
+  box.textContent = '';
+  const tl = P.timeline;
+  if (!tl) return;
+  if (tl.threads.length > 1) {
+    // A drop-down list: a profile may have hundreds of threads.
+    const d = document.createElement('details');
+    d.className = 'threads';
+    d.open = threadsOpen;
+    d.addEventListener('toggle', () => { threadsOpen = d.open; });
+    const sum = document.createElement('summary');
+    sum.textContent = `Threads (${S.threads ? S.threads.length : tl.threads.length} of ${tl.threads.length})`;
+    const list = document.createElement('div');
+    const all = document.createElement('button');
+    all.textContent = S.threads ? 'all' : 'none';
+    all.addEventListener('click', () => { S.threads = S.threads ? null : []; update(); });
+    list.appendChild(all);
+    for (const k of threadOrder()) {
+      const l = document.createElement('label');
+      const c = document.createElement('input');
+      c.type = 'checkbox';
+      c.checked = !S.threads || S.threads.includes(k);
+      c.addEventListener('change', () => {
+        const on = new Set(S.threads || tl.threads.map((_, j) => j));
+        if (c.checked) on.add(k); else on.delete(k);
+        S.threads = on.size === tl.threads.length ? null : [...on].sort((a, b) => a - b);
+        update();
+      });
+      l.append(c, document.createTextNode(` ${tl.threads[k]} (${fmt(threadWeight()[k])})`));
+      list.appendChild(l);
+    }
+    d.append(sum, list);
+    box.appendChild(d);
+  }
+  let seen = 0;
+  for (let i = 0; i < tl.n; i++) seen |= tl.status[i];
+  for (const [bit, label] of meta.statusFlags) {
+    if (!(seen & bit)) continue;
+    const l = document.createElement('label');
+    const c = document.createElement('input');
+    c.type = 'checkbox';
+    c.checked = (S.status & bit) !== 0;
+    c.addEventListener('change', () => { S.status = c.checked ? S.status | bit : S.status & ~bit; update(); });
+    l.append(c, document.createTextNode(' ' + label));
+    box.appendChild(l);
+  }
+  if (S.range) {
+    const b = document.createElement('button');
+    b.textContent = 'clear time range';
+    b.addEventListener('click', () => { S.range = null; update(); });
+    box.appendChild(b);
+  }
+}
+
+let threadsOpen = false, threadWeights = null;
+function threadWeight() {
+  if (!threadWeights) {
+    const tl = P.timeline;
+    threadWeights = new Float64Array(tl.threads.length);
+    for (let i = 0; i < tl.n; i++) threadWeights[tl.thread[i]] += tl.weight[i];
+  }
+  return threadWeights;
+}
+
+/** Thread indices, heaviest first. */
+function threadOrder() {
+  const w = threadWeight();
+  return P.timeline.threads.map((_, k) => k).sort((a, b) => w[b] - w[a] || a - b);
+}
+
+function drawCrumbs() {
+  const box = $('crumbs');
+  box.textContent = '';
+  const crumb = (text, k, current) => {
+    if (k > 0) { const s = document.createElement('span'); s.className = 'sep'; s.textContent = '›'; box.appendChild(s); }
+    const b = document.createElement(current ? 'span' : 'button');
+    b.textContent = text;
+    if (current) b.className = 'current';
+    else b.addEventListener('click', () => { S.transforms = S.transforms.slice(0, k); S.zoom = null; update(); });
+    box.appendChild(b);
+  };
+  crumb('Whole profile', 0, S.transforms.length === 0);
+  S.transforms.forEach((t, k) => crumb(transformLabel(t, P.names), k + 1, k === S.transforms.length - 1));
+}
+
+function drawLegend() {
+  const box = $('legend');
+  box.textContent = '';
+  if (isDiff()) {
+    for (const [c, text] of [['hsl(0,85%,60%)', 'grew'], ['hsl(220,85%,60%)', 'shrank'], ['hsl(0,0%,85%)', 'unchanged']]) {
+      const s = document.createElement('span'), i = document.createElement('i');
+      i.style.background = c;
+      s.append(i, document.createTextNode(text));
+      box.appendChild(s);
+    }
+    return;
+  }
+  const present = new Set(kinds);
+  for (const k of meta.kinds) {
+    if (!present.has(k)) continue;
+    const s = document.createElement('span'), i = document.createElement('i');
+    i.style.background = frameColor(k, k, dark());
+    s.append(i, document.createTextNode(KIND_STYLE[k] ? KIND_STYLE[k].label : k));
+    box.appendChild(s);
+  }
+}
+
+function drawMatched() {
+  const m = match(), el = $('matched'), input = $('search');
+  input.classList.toggle('bad', !!S.search && !m);
+  if (!m) { el.textContent = ''; return; }
+  const t = currentTree();
+  el.textContent = 'Matched: ' + percent(matchedTotal(t, m), t.total[0]);
+}
+
+function setView(v) {
+  if (v === 'time' && !P.timeline) return;
+  if (v === 'difftable' && !isDiff()) return;
+  S.view = v;
+  update();
+}
+
+function saveState() {
+  const h = encodeState(S);
+  if (location.hash.replace(/^#/, '') !== h) history.replaceState(null, '', h ? '#' + h : location.pathname + location.search);
+}
+
+function update() {
+  saveState();
+  for (const b of document.querySelectorAll('#tabs button')) b.setAttribute('aria-selected', String(b.dataset.view === S.view));
+  for (const s of document.querySelectorAll('.view')) s.classList.toggle('active', s.id === 'view-' + S.view);
+  $('orient').textContent = S.icicle ? 'Icicle' : 'Flame';
+  $('order').textContent = S.byName ? 'By name' : 'Left heavy';
+  $('union').checked = S.union;
+  if ($('search').value !== S.search) $('search').value = S.search;
+  fnRows = null; diffRows = null;
+  drawCrumbs();
+  drawFilters();
+  drawMatched();
+  drawStrip();
+  if (S.view === 'flame') drawFlame();
+  else if (S.view === 'sandwich') drawSandwich();
+  else if (S.view === 'tree') drawTree();
+  else if (S.view === 'time') drawTime();
+  else if (S.view === 'difftable') drawDiffTable();
+  const t = currentTree();
+  $('detail').textContent = `${fmt(t.total[0])} ${meta.valueType} in view · ${P.tree.n - 1} call-tree nodes · ${P.names.length} functions`;
+}
+
+function redrawCharts() {
+  if (S.view === 'flame') flame.draw();
+  if (S.view === 'sandwich') { callers.draw(); callees.draw(); fnTableView.paint(); }
+  if (S.view === 'time') drawTime();
+  if (S.view === 'tree') treeView.paint();
+  if (S.view === 'difftable') diffView.paint();
+  drawStrip();
+}
+
+function applyTheme() {
+  if (theme === 'system') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $('theme').textContent = 'Theme: ' + theme;
+  flame.colorCache.clear(); callers.colorCache.clear(); callees.colorCache.clear();
+}
+
+function wire() {
+  for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => setView(b.dataset.view));
+  $('orient').addEventListener('click', () => { S.icicle = !S.icicle; update(); });
+  $('order').addEventListener('click', () => { S.byName = !S.byName; update(); });
+  $('union').addEventListener('change', () => { S.union = $('union').checked; update(); });
+  $('search').addEventListener('input', () => { S.search = $('search').value; update(); });
+  $('table-filter').addEventListener('input', () => { fnFilter = $('table-filter').value; fnRows = null; drawSandwich(); });
+  $('theme').addEventListener('click', () => {
+    theme = { system: 'light', light: 'dark', dark: 'system' }[theme];
+    localStorage.setItem('stackfold-theme', theme);
+    applyTheme();
+    drawLegend();
+    redrawCharts();
+  });
+  $('help-button').addEventListener('click', () => $('help').showModal());
+  timeThread.addEventListener('change', () => { chartKey = null; drawTime(); });
+  addEventListener('resize', redrawCharts);
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { applyTheme(); redrawCharts(); });
+  addEventListener('keydown', onKey);
+}
+
+function onKey(e) {
+  const typing = e.target instanceof HTMLInputElement;
+  if ((e.ctrlKey || e.metaKey) && e.key === 'f' || (!typing && e.key === '/')) {
+    e.preventDefault();
+    $('search').focus();
+    $('search').select();
+    return;
+  }
+  if (e.key === 'Escape') {
+    menu.hidden = true;
+    if (typing) { e.target.blur(); S.search = ''; update(); return; }
+    flame.zoomTo(0); S.zoom = null; saveState();
+    return;
+  }
+  if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+  const views = { 1: 'flame', 2: 'sandwich', 3: 'tree', 4: 'time', 5: 'difftable' };
+  if (views[e.key]) setView(views[e.key]);
+  else if (e.key === '0') { flame.zoomTo(0); S.zoom = null; saveState(); }
+  else if (e.key === 'i') { S.icicle = !S.icicle; update(); }
+  else if (e.key === 'o') { S.byName = !S.byName; update(); }
+  else if (e.key === 'u' && isDiff()) { S.union = !S.union; update(); }
+  else if (e.key === 't') $('theme').click();
+  else if (e.key === 'h' && S.view === 'tree') hotPath();
+  else if (e.key === '?') $('help').showModal();
+  else if (e.key === 'Backspace' && S.transforms.length) { S.transforms = S.transforms.slice(0, -1); update(); }
+}
+
+async function main() {
+  const bytes = await inflateRaw(base64Bytes($('sf-data').textContent));
+  P = decodeProfile(bytes, meta.columns);
+  kinds = Array.from(P.kind, (k) => meta.kinds[k] || 'unknown');
+  for (const v of [flame, callers, callees]) { v.host.names = P.names; v.host.kinds = kinds; }
+  nameRank = nameRanks(P.names);
+  S = decodeState(location.hash, P.names.length);
+  $('title').textContent = meta.title;
+  if (!P.timeline) $('tabs').querySelector('[data-view="time"]').hidden = true;
+  if (!isDiff()) { $('tabs').querySelector('[data-view="difftable"]').hidden = true; $('union-label').hidden = true; }
+  if (P.timeline && TIME_UNITS.includes(meta.timeUnit)) {
+    $('activity-wrap').hidden = false;
+    for (const k of threadOrder()) {
+      const o = document.createElement('option');
+      o.value = String(k);
+      o.textContent = `thread ${P.timeline.threads[k]} (${fmt(threadWeight()[k])})`;
+      timeThread.appendChild(o);
+    }
+    $('time-tools').append(document.createTextNode('Thread: '), timeThread);
+  }
+  applyTheme();
+  drawLegend();
+  wire();
+  update();
+  requestAnimationFrame(() => {
+    window.stackfold.readyAt = performance.now();
+    document.documentElement.dataset.ready = '1';
+  });
+}
+
+// For tests and scripts: the state and the views, read-only use.
+window.stackfold = {
+  get state() { return S; }, get profile() { return P; }, flame, callers, callees, currentTree,
+  functions: () => functions(), setView, update, boxOf: (view, name) => {
+    const v = { flame, callers, callees }[view];
+    for (const i of v.drawn) if (P.names[v.tree.frame[i]] === name) return v.box(i);
+    return null;
+  },
+};
+
+main().catch((e) => {
+  document.documentElement.dataset.ready = 'error';
+  $('detail').textContent = 'Could not read the profile: ' + e.message;
+  throw e;
+});
