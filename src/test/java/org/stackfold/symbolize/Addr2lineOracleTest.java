@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The oracle: for thousands of addresses inside functions, {@link Addr2line} prints exactly what
@@ -37,6 +39,21 @@ class Addr2lineOracleTest {
                     .isNotNull();
             List<Long> addresses = inside(NativeTools.nmText(Path.of(s.image(LIBC).debugFile().name), false), 4000, 1);
             assertThat(compare(LIBC, addresses)).isGreaterThan(3000);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/lib/x86_64-linux-gnu/libm.so.6", "/lib64/ld-linux-x86-64.so.2",
+            "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/jvm/temurin-25-jdk-amd64/lib/server/libjvm.so"})
+    void otherSystemLibraries(String path) throws IOException {
+        Path file = Path.of(path);
+        assumeThat(file).as(path).exists();
+        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT)) {
+            ElfImage image = s.image(file);
+            Path symbols = image.debugFile() != null ? Path.of(image.debugFile().name) : file;
+            boolean dynamic = image.symbols().dynamic;
+            List<Long> addresses = inside(NativeTools.nmText(symbols, dynamic), 1500, path.length());
+            assertThat(compare(file, addresses)).isEqualTo(1500);
         }
     }
 
