@@ -85,6 +85,28 @@ final class ProcessSnapshot implements AddressSymbolizer {
         return new ProcessSnapshot(pid, maps, images, perfMap, options);
     }
 
+    /**
+     * A snapshot from a saved copy of /proc/PID/maps: files are opened by their paths (they must
+     * still be the files the process mapped), anonymous memory is named by {@code perfMap} if given.
+     */
+    static ProcessSnapshot fromMaps(Path maps, Path perfMap, ImageCache cache, SymbolizerOptions options)
+            throws IOException {
+        List<ProcessMaps.Mapping> mappings = ProcessMaps.parseExecutable(Files.readAllBytes(maps), maps.toString());
+        mappings.sort((a, b) -> Long.compareUnsigned(a.start(), b.start()));
+        ElfImage[] images = new ElfImage[mappings.size()];
+        for (int i = 0; i < images.length; i++) {
+            ProcessMaps.Mapping m = mappings.get(i);
+            if (!m.anonymous() && !m.special() && !m.deleted()) {
+                try {
+                    images[i] = cache.image(Path.of(m.path()), m.path(), Path.of(m.path()));
+                } catch (IOException | InputException e) {
+                    images[i] = null;
+                }
+            }
+        }
+        return new ProcessSnapshot(-1, mappings, images, perfMap == null ? null : PerfMap.load(perfMap), options);
+    }
+
     /** Opens a mapped file through map_files (works for deleted files and other mount namespaces), then fallbacks. */
     private static ElfImage file(Path dir, ProcessMaps.Mapping m, ImageCache cache) {
         Path disk = Path.of(m.path());

@@ -87,6 +87,14 @@ public final class Symbolizer implements AutoCloseable {
         }
     }
 
+    /**
+     * A process's addresses through a saved copy of its /proc/PID/maps (taken while it lived), its
+     * files opened by path; {@code perfMap} (may be null) names anonymous executable memory.
+     */
+    public AddressSymbolizer maps(Path mapsFile, Path perfMap) throws IOException {
+        return ProcessSnapshot.fromMaps(mapsFile, perfMap, images, options);
+    }
+
     /** Addresses of one ELF file, as virtual addresses of that file (what addr2line -e takes). */
     public AddressSymbolizer elf(Path file) throws IOException {
         ElfImage image = image(file);
