@@ -29,6 +29,7 @@ final class KernelSymbols implements AddressSymbolizer {
     private final int[] nameEnd;
     private final short[] module;
     private final String[] modules;
+    private final AddressIndex index;
 
     private KernelSymbols(String source, byte[] text, long[] address, int[] nameStart, int[] nameEnd, short[] module,
                           String[] modules) {
@@ -39,6 +40,7 @@ final class KernelSymbols implements AddressSymbolizer {
         this.nameEnd = nameEnd;
         this.module = module;
         this.modules = modules;
+        this.index = new AddressIndex(address);
     }
 
     static KernelSymbols load(Path kallsyms) throws IOException {
@@ -175,17 +177,7 @@ final class KernelSymbols implements AddressSymbolizer {
 
     /** Index of the symbol covering {@code addr} (the preferred alias at the last address at or below it), or -1. */
     int lookup(long addr) {
-        int lo = 0;
-        int hi = address.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(address[mid], addr) <= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        int i = lo - 1;
+        int i = index.upperBound(addr) - 1;
         while (i > 0 && address[i - 1] == address[i]) {
             i--;
         }
