@@ -33,6 +33,7 @@ public final class Symbolizer implements AutoCloseable {
     private final ImageCache images;
     private final Map<Integer, ProcessSnapshot> processes = new ConcurrentHashMap<>();
     private volatile KernelSymbols kernel;
+    private volatile boolean askJvms = true;
 
     public Symbolizer(SymbolizerOptions options) {
         this(options, Path.of("/proc"), Path.of("/tmp"), List.of(Path.of("/usr/lib/debug")));
@@ -77,7 +78,7 @@ public final class Symbolizer implements AutoCloseable {
         try {
             return processes.computeIfAbsent(pid, p -> {
                 try {
-                    return ProcessSnapshot.take(p, proc, perfMapDir, images, options);
+                    return ProcessSnapshot.take(p, proc, perfMapDir, images, options, askJvms);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -93,6 +94,15 @@ public final class Symbolizer implements AutoCloseable {
      */
     public AddressSymbolizer maps(Path mapsFile, Path perfMap) throws IOException {
         return ProcessSnapshot.fromMaps(mapsFile, perfMap, images, options);
+    }
+
+    /**
+     * Whether a snapshot of a JVM asks it to write its perf map first ({@code jcmd PID
+     * Compiler.perfmap}, default on): JIT code moves, so the map must be as new as the profile.
+     */
+    public Symbolizer askJvmsForPerfMaps(boolean ask) {
+        askJvms = ask;
+        return this;
     }
 
     /** Addresses of one ELF file, as virtual addresses of that file (what addr2line -e takes). */
