@@ -111,6 +111,25 @@ public final class Symbolizer implements AutoCloseable {
         return address -> image.frames(address, FrameKind.NATIVE, options, Names.INSTANCE);
     }
 
+    /**
+     * The frames of {@code function+offset} in an ELF file, as {@code perf script} prints a frame
+     * (linkage or demangled name, with or without parameters); empty when the file cannot be read
+     * or has no such function. Lets {@code collapse perf --inline} expand inlined frames without
+     * knowing where the file was loaded.
+     */
+    public List<SymbolFrame> symbolizeFunction(Path file, String function, long offset) {
+        try {
+            ElfImage image = image(file);
+            int s = image.symbolNamed(function);
+            if (s < 0) {
+                return List.of();
+            }
+            return image.frames(image.symbols().start[s] + offset, FrameKind.NATIVE, options, Names.INSTANCE);
+        } catch (IOException | InputException e) {
+            return List.of();
+        }
+    }
+
     /** The cached image of an ELF file on disk. */
     ElfImage image(Path file) throws IOException {
         if (!Files.exists(file)) {
