@@ -923,6 +923,9 @@ final class DwarfIndex {
             forms[i] = (int) c.uleb();
         }
         long count = c.uleb();
+        if (count > 0 && (formatCount == 0 || count > c.b.length - c.pos)) {
+            throw InputException.atOffset(c.source, c.pos, "line table entry count " + count + " does not fit");
+        }
         Unit view = new Unit();
         view.offsetSize = offsetSize;
         view.addressSize = u.addressSize;

@@ -3,12 +3,15 @@ package org.stackfold.symbolize;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.stackfold.io.InputException;
 import org.stackfold.model.FrameKind;
 
 /**
  * One ELF file with what symbolizing it needs, each part loaded on first use: the separate debug
  * file, the symbol table (the debug file's {@code .symtab} when there is one, as binutils does) and
- * the DWARF index. Shared by every process that maps the file; thread-safe.
+ * the DWARF index. A part that turns out corrupt is left out (a bad DWARF section leaves symbol names;
+ * a bad symbol table leaves addresses unknown), so one broken file never stops a profile's other
+ * frames. Shared by every process that maps the file; thread-safe.
  */
 final class ElfImage {
     final String module;
@@ -57,9 +60,17 @@ final class ElfImage {
                     ElfFile d = debugFile();
                     SymbolTable t = null;
                     if (d != null && d.sectionOfType(ElfFile.SHT_SYMTAB) >= 0) {
-                        t = SymbolTable.of(d);
+                        try {
+                            t = SymbolTable.of(d);
+                        } catch (InputException e) {
+                            t = null;
+                        }
                     }
-                    symbols = t != null && !t.dynamic ? t : SymbolTable.of(elf);
+                    try {
+                        symbols = t != null && !t.dynamic ? t : SymbolTable.of(elf);
+                    } catch (InputException e) {
+                        symbols = null; // a corrupt symbol table: addresses of this file stay unknown
+                    }
                     symbolsResolved = true;
                 }
             }
@@ -101,7 +112,11 @@ final class ElfImage {
         if (!dwarfResolved) {
             synchronized (this) {
                 if (!dwarfResolved) {
-                    dwarf = DwarfIndex.of(dwarfFile());
+                    try {
+                        dwarf = DwarfIndex.of(dwarfFile());
+                    } catch (InputException e) {
+                        dwarf = null; // corrupt DWARF: names from the symbol table only
+                    }
                     dwarfResolved = true;
                 }
             }
