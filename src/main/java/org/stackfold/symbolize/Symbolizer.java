@@ -130,6 +130,24 @@ public final class Symbolizer implements AutoCloseable {
         }
     }
 
+    /**
+     * The frames of a runtime address in a position-dependent executable (ELF type EXEC, which is
+     * loaded at its link addresses), for frames a profiler left {@code [unknown]}; empty for other
+     * files (their load address is not known) or when nothing covers the address.
+     */
+    public List<SymbolFrame> symbolizeExecutableAddress(Path file, long address) {
+        try {
+            ElfImage image = image(file);
+            if (image.elf.type != 2) {
+                return List.of();
+            }
+            List<SymbolFrame> frames = image.frames(address, FrameKind.NATIVE, options, Names.INSTANCE);
+            return frames.getLast().function().equals(UNKNOWN) ? List.of() : frames;
+        } catch (IOException | InputException e) {
+            return List.of();
+        }
+    }
+
     /** The cached image of an ELF file on disk. */
     ElfImage image(Path file) throws IOException {
         if (!Files.exists(file)) {

@@ -54,6 +54,28 @@ class CollapsePerfInlineTest {
         assertThat(collapse(in)).isEqualTo("inline;__libc_start_call_main;top_compute 1\n");
     }
 
+    @Test
+    void unknownFramesOfAPositionDependentExecutableAreNamedFromTheirAddress() throws IOException {
+        NativeTools.require("gcc");
+        Path source = dir.resolve("inline.c");
+        Files.copy(NativeTools.program().resolveSibling("inline.c"), source);
+        Path nopie = dir.resolve("nopie");
+        NativeTools.run(List.of("gcc", "-g", "-O2", "-no-pie", "-o", nopie.toString(), source.toString()));
+        long main = NativeTools.nmText(nopie, false).stream().filter(s -> s.name().equals("main")).findFirst()
+                .orElseThrow().address();
+        List<String[]> frames = addr2line(nopie, main + 4);
+        Path in = dir.resolve("unknown.txt");
+        Files.writeString(in, "nopie 99 [001] 2.000000: 1 cpu-clock:\n"
+                + "\t    " + Long.toHexString(main + 4) + " [unknown] (" + nopie + ")\n"
+                + "\t    7f3a12c4e0f0 [unknown] (" + NativeTools.program() + ")\n\n");
+        List<String> expected = new ArrayList<>(List.of("nopie", "[" + NativeTools.program().getFileName() + "]", "main"));
+        for (int k = frames.size() - 2; k >= 0; k--) {
+            expected.add(frames.get(k)[0] + "_[i]");
+        }
+        // the PIE program's load address is unknown: its [unknown] frame stays as perf printed it
+        assertThat(collapse(in, "--inline")).isEqualTo(String.join(";", expected) + " 1\n");
+    }
+
     private String collapse(Path in, String... options) throws IOException {
         Path out = dir.resolve("out" + options.length + ".folded");
         List<String> args = new ArrayList<>(List.of("collapse", "perf", in.toString(), "-o", out.toString()));

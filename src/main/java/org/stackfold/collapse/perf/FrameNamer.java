@@ -111,19 +111,24 @@ final class FrameNamer {
     private boolean expandInline(byte[] raw, int rs, int re, byte[] b, FrameLine f, boolean java) {
         int ms = f.modStart;
         int me = f.modEnd;
-        if (ms < 0 || me - ms < 2 || b[ms] != '/' || re <= rs || indexOfArrow(raw, rs, re) >= 0
-                || Arrays.equals(raw, rs, re, UNKNOWN, 0, UNKNOWN.length)) {
+        if (ms < 0 || me - ms < 2 || b[ms] != '/' || re <= rs || indexOfArrow(raw, rs, re) >= 0) {
             return false;
         }
         String module = new String(b, ms, me - ms, StandardCharsets.UTF_8);
         if (module.startsWith("/tmp/perf-") && module.endsWith(".map")) {
             return false;
         }
-        long offset = offsetOf(b, f.funcStart, f.funcEnd);
-        if (offset < 0) {
-            return false;
+        List<String> names;
+        if (Arrays.equals(raw, rs, re, UNKNOWN, 0, UNKNOWN.length)) {
+            long pc = hexValue(b, f.pcStart, f.pcEnd);
+            names = pc < 0 ? null : inline.expandUnknown(module, pc);
+        } else {
+            long offset = offsetOf(b, f.funcStart, f.funcEnd);
+            if (offset < 0) {
+                return false;
+            }
+            names = inline.expand(module, new String(raw, rs, re - rs, StandardCharsets.UTF_8), offset);
         }
-        List<String> names = inline.expand(module, new String(raw, rs, re - rs, StandardCharsets.UTF_8), offset);
         if (names == null) {
             return false;
         }
@@ -132,6 +137,22 @@ final class FrameNamer {
             piece(nb, 0, nb.length, b, ms, me, b, f, java);
         }
         return true;
+    }
+
+    /** The value of hexadecimal digits [s, e), or -1. */
+    private static long hexValue(byte[] b, int s, int e) {
+        if (e - s < 1 || e - s > 16) {
+            return -1;
+        }
+        long v = 0;
+        for (int k = s; k < e; k++) {
+            int d = Character.digit(b[k], 16);
+            if (d < 0) {
+                return -1;
+            }
+            v = v << 4 | d;
+        }
+        return v;
     }
 
     /** The hexadecimal offset after the last "+0x" of a frame's symbol, or -1. */

@@ -15,8 +15,9 @@ import org.stackfold.symbolize.SymbolizerOptions;
  * function as perf named it, then the functions the compiler inlined into it at that address
  * (outermost first), as stackcollapse-perf.pl's {@code --inline} does through addr2line; with
  * {@code --context} each gets {@code :FILE:LINE} (file base name). The address inside the file comes
- * from the symbol perf named plus the offset, so it needs no load address. Shared by the parser
- * threads; each distinct frame is looked up once.
+ * from the symbol perf named plus the offset, so it needs no load address; an {@code [unknown]}
+ * frame of a position-dependent executable is named from its address. Shared by the parser threads;
+ * each distinct frame is looked up once.
  */
 final class InlineFrames implements AutoCloseable {
     private final Symbolizer symbolizer;
@@ -34,11 +35,26 @@ final class InlineFrames implements AutoCloseable {
                 k -> Optional.ofNullable(lookup(module, function, offset))).orElse(null);
     }
 
+    /**
+     * An {@code [unknown]} frame at runtime address {@code pc} of a position-dependent executable:
+     * its function and inlined frames, or null (other files, or nothing covers the address).
+     */
+    List<String> expandUnknown(String module, long pc) {
+        return cache.computeIfAbsent(module + "\0?" + pc, k -> {
+            List<SymbolFrame> frames = symbolizer.symbolizeExecutableAddress(Path.of(module), pc);
+            return Optional.ofNullable(frames.isEmpty() ? null : names(frames, frames.getLast().function()));
+        }).orElse(null);
+    }
+
     private List<String> lookup(String module, String function, long offset) {
         List<SymbolFrame> frames = symbolizer.symbolizeFunction(Path.of(module), function, offset);
         if (frames.isEmpty() || frames.size() == 1 && !context) {
             return null;
         }
+        return names(frames, function);
+    }
+
+    private List<String> names(List<SymbolFrame> frames, String function) {
         List<String> names = new ArrayList<>(frames.size());
         names.add(function + location(frames.getLast()));
         for (int k = frames.size() - 2; k >= 0; k--) {
