@@ -1,7 +1,6 @@
 package org.stackfold.symbolize;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -75,17 +74,14 @@ public final class Symbolizer implements AutoCloseable {
      * keeps working after the process exits. Later calls return the cached snapshot.
      */
     public AddressSymbolizer process(int pid) throws IOException {
-        try {
-            return processes.computeIfAbsent(pid, p -> {
-                try {
-                    return ProcessSnapshot.take(p, proc, perfMapDir, images, options, askJvms);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
+        ProcessSnapshot known = processes.get(pid);
+        if (known != null) {
+            return known;
         }
+        // taken outside the map's locks (it may wait for a JVM's jcmd); a racing caller's copy is dropped
+        ProcessSnapshot fresh = ProcessSnapshot.take(pid, proc, perfMapDir, images, options, askJvms);
+        ProcessSnapshot raced = processes.putIfAbsent(pid, fresh);
+        return raced != null ? raced : fresh;
     }
 
     /**

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -22,6 +24,22 @@ class Addr2lineOracleTest {
     @Test
     void everyByteOfTheTestProgramsFunctions() throws IOException {
         Path program = NativeTools.program();
+        List<Long> addresses = new ArrayList<>();
+        for (NativeTools.NmSymbol s : NativeTools.nmText(program, false)) {
+            for (long a = s.address(); a < s.address() + Math.max(s.size(), 1); a++) {
+                addresses.add(a);
+            }
+        }
+        assertThat(compare(program, addresses)).isGreaterThan(500);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-gdwarf-4", "-gdwarf-5"})
+    void everyByteOfTheTestProgramBuiltWithEachDwarfVersion(String version, @TempDir Path dir) throws IOException {
+        Path source = dir.resolve("inline.c");
+        Files.copy(NativeTools.program().resolveSibling("inline.c"), source);
+        Path program = dir.resolve("inline" + version);
+        NativeTools.run(List.of("gcc", "-g", version, "-O2", "-o", program.toString(), source.toString()));
         List<Long> addresses = new ArrayList<>();
         for (NativeTools.NmSymbol s : NativeTools.nmText(program, false)) {
             for (long a = s.address(); a < s.address() + Math.max(s.size(), 1); a++) {
