@@ -50,6 +50,24 @@ class Addr2lineOracleTest {
     }
 
     @Test
+    void everyByteOfACxxProgram(@TempDir Path dir) throws IOException {
+        NativeTools.require("g++");
+        Path source = dir.resolve("inline.cpp");
+        try (var in = Addr2lineOracleTest.class.getResourceAsStream("/symbolize/inline.cpp")) {
+            Files.copy(in, source);
+        }
+        Path program = dir.resolve("inlinecpp");
+        NativeTools.run(List.of("g++", "-g", "-O2", "-o", program.toString(), source.toString()));
+        List<Long> addresses = new ArrayList<>();
+        for (NativeTools.NmSymbol s : NativeTools.nmText(program, false)) {
+            for (long a = s.address(); a < s.address() + s.size(); a++) {
+                addresses.add(a);
+            }
+        }
+        assertThat(compare(program, addresses)).isGreaterThan(1000);
+    }
+
+    @Test
     void libcWithItsSeparateDebugFile() throws IOException {
         assumeThat(LIBC).as("libc6 at " + LIBC).exists();
         try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT)) {
