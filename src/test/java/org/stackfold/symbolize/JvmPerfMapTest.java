@@ -28,12 +28,14 @@ class JvmPerfMapTest {
                 AddressSymbolizer snapshot = s.process((int) child.pid());
                 assertThat(map).exists();
                 List<String> lines = Files.readAllLines(map);
-                String hot = lines.stream().filter(l -> l.contains("JitSpinner.hotLeafMath")).findFirst()
-                        .orElseThrow(() -> new AssertionError("hotLeafMath not in the perf map: " + lines.size() + " lines"));
+                // hotLeafMath, or main's loop compiled on stack with it inlined: the last such entry
+                String hot = lines.stream().filter(l -> l.contains("JitSpinner.")).reduce((a, b) -> b)
+                        .orElseThrow(() -> new AssertionError("no JitSpinner method in the perf map: " + lines.size()
+                                + " lines"));
                 String[] f = hot.split(" ", 3);
                 long start = Long.parseUnsignedLong(f[0].replace("0x", ""), 16);
                 SymbolFrame frame = snapshot.symbolize(start + 1).getFirst();
-                assertThat(frame.function()).contains("JitSpinner.hotLeafMath");
+                assertThat(frame.function()).contains("JitSpinner.");
                 assertThat(frame.kind()).isEqualTo(FrameKind.JIT);
                 assertThat(frame.offset()).isEqualTo(1);
                 assertThat(frame.module()).isEqualTo(map.toString());
