@@ -14,7 +14,6 @@ import org.stackfold.model.FrameKind;
  * frames. Shared by every process that maps the file; thread-safe.
  */
 final class ElfImage {
-    final String module;
     final ElfFile elf;
     private final Path diskPath;
     private final DebugFiles debugFiles;
@@ -26,8 +25,7 @@ final class ElfImage {
     private volatile DwarfIndex dwarf;
     private volatile boolean dwarfResolved;
 
-    ElfImage(String module, ElfFile elf, Path diskPath, DebugFiles debugFiles) {
-        this.module = module;
+    ElfImage(ElfFile elf, Path diskPath, DebugFiles debugFiles) {
         this.elf = elf;
         this.diskPath = diskPath;
         this.debugFiles = debugFiles;
@@ -128,8 +126,9 @@ final class ElfImage {
      * The frames of virtual address {@code vaddr} of this file: inlined frames innermost first (each
      * at the position the DWARF line table or its callee's call site gives), then the containing
      * function, named by the symbol table where it covers the address (by DWARF otherwise).
+     * {@code module} names the file as the caller reached it (one file may have several paths).
      */
-    List<SymbolFrame> frames(long vaddr, FrameKind kind, SymbolizerOptions options, Names names) {
+    List<SymbolFrame> frames(long vaddr, String module, FrameKind kind, SymbolizerOptions options, Names names) {
         SymbolTable t = symbols();
         int s = t == null ? -1 : t.covering(vaddr);
         DwarfIndex d = options.inline() || options.lines() ? dwarf() : null;

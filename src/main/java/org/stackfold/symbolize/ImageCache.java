@@ -50,7 +50,7 @@ final class ImageCache {
         if (image != null) {
             return image;
         }
-        ElfImage fresh = new ElfImage(module, ElfFile.open(open, module), diskPath, debugFiles);
+        ElfImage fresh = new ElfImage(ElfFile.open(open, module), diskPath, debugFiles);
         image = files.putIfAbsent(key, fresh);
         Key old = keyOfPath.put(Path.of(module), key);
         if (old != null && !old.equals(key)) {
@@ -60,8 +60,7 @@ final class ImageCache {
     }
 
     ElfImage vdso(byte[] bytes) {
-        return vdsos.computeIfAbsent(new VdsoKey(bytes), k -> new ElfImage("[vdso]", ElfFile.of(k.image, "[vdso]"),
-                null, null));
+        return vdsos.computeIfAbsent(new VdsoKey(bytes), k -> new ElfImage(ElfFile.of(k.image, "[vdso]"), null, null));
     }
 
     void clear() {

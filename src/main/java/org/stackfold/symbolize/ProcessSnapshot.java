@@ -169,7 +169,7 @@ final class ProcessSnapshot implements AddressSymbolizer {
             return List.of(new SymbolFrame(Symbolizer.UNKNOWN, fileOffset, null, 0, FrameKind.NATIVE, module[i],
                     false));
         }
-        return img.frames(vaddr, FrameKind.NATIVE, options, Names.INSTANCE);
+        return img.frames(vaddr, module[i], FrameKind.NATIVE, options, Names.INSTANCE);
     }
 
     private int mapping(long address) {

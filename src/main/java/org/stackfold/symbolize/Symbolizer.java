@@ -104,7 +104,8 @@ public final class Symbolizer implements AutoCloseable {
     /** Addresses of one ELF file, as virtual addresses of that file (what addr2line -e takes). */
     public AddressSymbolizer elf(Path file) throws IOException {
         ElfImage image = image(file);
-        return address -> image.frames(address, FrameKind.NATIVE, options, Names.INSTANCE);
+        String module = file.toString();
+        return address -> image.frames(address, module, FrameKind.NATIVE, options, Names.INSTANCE);
     }
 
     /**
@@ -120,7 +121,8 @@ public final class Symbolizer implements AutoCloseable {
             if (s < 0) {
                 return List.of();
             }
-            return image.frames(image.symbols().start[s] + offset, FrameKind.NATIVE, options, Names.INSTANCE);
+            return image.frames(image.symbols().start[s] + offset, file.toString(), FrameKind.NATIVE, options,
+                    Names.INSTANCE);
         } catch (IOException | InputException e) {
             return List.of();
         }
@@ -137,7 +139,8 @@ public final class Symbolizer implements AutoCloseable {
             if (image.elf.type != 2) {
                 return List.of();
             }
-            List<SymbolFrame> frames = image.frames(address, FrameKind.NATIVE, options, Names.INSTANCE);
+            List<SymbolFrame> frames = image.frames(address, file.toString(), FrameKind.NATIVE, options,
+                    Names.INSTANCE);
             return frames.getLast().function().equals(UNKNOWN) ? List.of() : frames;
         } catch (IOException | InputException e) {
             return List.of();

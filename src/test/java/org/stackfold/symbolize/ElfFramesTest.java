@@ -3,6 +3,7 @@ package org.stackfold.symbolize;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,6 +109,19 @@ class ElfFramesTest {
         try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT, Path.of("/proc"), Path.of("/tmp"), List.of())) {
             assertThat(s.image(stripped).debugFile()).isNotNull();
             assertThat(withoutModule(s.elf(stripped).symbolize(a))).isEqualTo(withoutModule(plain));
+        }
+    }
+
+    @Test
+    void oneCachedIndexServesEveryPathOfAFileAndFramesNameThePathAsked(@TempDir Path dir) throws IOException {
+        Path program = NativeTools.program();
+        Path link = dir.resolve("link-to-program");
+        Files.createSymbolicLink(link, program);
+        long a = deepestInlinedAddress(program);
+        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT)) {
+            assertThat(s.image(link)).isSameAs(s.image(program));
+            assertThat(s.elf(link).symbolize(a)).allSatisfy(f -> assertThat(f.module()).isEqualTo(link.toString()));
+            assertThat(s.elf(program).symbolize(a)).allSatisfy(f -> assertThat(f.module()).isEqualTo(program.toString()));
         }
     }
 
