@@ -128,7 +128,25 @@ final class DwarfIndex {
         }
     }
 
-    private record Abbrev(int tag, boolean children, int[] attrs, int[] forms, long[] consts) {
+    /**
+     * @param fixedSize the bytes of all attributes in units with 4-byte offsets and 8-byte addresses
+     *                  (DWARF 3+), or -1 when a form's size varies
+     */
+    private record Abbrev(int tag, boolean children, int[] attrs, int[] forms, long[] consts, int fixedSize) {
+    }
+
+    /** A form's size in units with 4-byte offsets and 8-byte addresses (DWARF 3+), or -1 when it varies. */
+    private static int fixedFormSize(int form) {
+        return switch (form) {
+            case 0x19, 0x21 -> 0;
+            case 0x0b, 0x11, 0x0c, 0x25, 0x29 -> 1;
+            case 0x05, 0x12, 0x26, 0x2a -> 2;
+            case 0x27, 0x2b -> 3;
+            case 0x06, 0x13, 0x28, 0x2c, 0x1c, 0x0e, 0x1f, 0x17, 0x1d, 0x1f20, 0x1f21, 0x10 -> 4;
+            case 0x01, 0x07, 0x14, 0x20, 0x24 -> 8;
+            case 0x1e -> 16;
+            default -> -1;
+        };
     }
 
     private static final class NameHolder {
@@ -326,7 +344,12 @@ final class DwarfIndex {
                 co[n] = f == 0x21 ? c.sleb() : 0;
                 n++;
             }
-            Abbrev ab = new Abbrev(tag, children, Arrays.copyOf(at, n), Arrays.copyOf(fo, n), Arrays.copyOf(co, n));
+            int fixed = 0;
+            for (int i = 0; i < n && fixed >= 0; i++) {
+                int size = fixedFormSize(fo[i]);
+                fixed = size < 0 ? -1 : fixed + size;
+            }
+            Abbrev ab = new Abbrev(tag, children, Arrays.copyOf(at, n), Arrays.copyOf(fo, n), Arrays.copyOf(co, n), fixed);
             if (code < 1 << 16) {
                 while (dense.size() <= code) {
                     dense.add(null);
@@ -357,6 +380,20 @@ final class DwarfIndex {
                 v = formValue(c, u, form);
             }
             out.add(ab.attrs[i], form, v);
+        }
+    }
+
+    /** Moves past a DIE's attributes without keeping them (most DIEs are types and variables). */
+    private static void skipAttrs(DwarfCursor c, Unit u, Abbrev ab) {
+        if (ab.fixedSize >= 0 && u.offsetSize == 4 && u.addressSize == 8 && u.version >= 3) {
+            c.skip(ab.fixedSize);
+            return;
+        }
+        for (int i = 0; i < ab.forms.length; i++) {
+            int form = ab.forms[i];
+            if (form != 0x21) {
+                formValue(c, u, form == 0x16 ? (int) c.uleb() : form);
+            }
         }
     }
 
@@ -462,10 +499,12 @@ final class DwarfIndex {
             if (ab == null) {
                 throw InputException.atOffset(source + " .debug_info", dieOffset, "unknown abbreviation " + code);
             }
-            readAttrs(c, u, ab, a);
             int entry = -1;
             if (ab.tag == TAG_SUBPROGRAM || ab.tag == TAG_INLINED) {
+                readAttrs(c, u, ab, a);
                 entry = addFunction(u, a, ab.tag == TAG_SUBPROGRAM ? -1 : nearest, dieOffset);
+            } else {
+                skipAttrs(c, u, ab);
             }
             if (ab.children) {
                 if (depth == stackEntry.length) {
