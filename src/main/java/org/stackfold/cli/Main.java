@@ -39,6 +39,7 @@ public final class Main implements Runnable {
             CollapseCommand.class,
             FlamegraphCommand.class,
             ViewCommand.class,
+            SymbolizeCommand.class,
             DemoCommand.class);
 
     @CommandLine.Spec
