@@ -68,6 +68,10 @@ final class ConvertCommand implements Callable<Integer> {
             description = "Tachyon output from counts: microseconds between samples (default 1000).")
     Long tachyonInterval;
 
+    @Option(names = "--annotate",
+            description = "Folded output: mark frame kinds where the input knows them (JFR): _[k] kernel, _[j] JIT, _[i] inlined.")
+    boolean annotate;
+
     private FormatOptions tachyonOptions(FormatOptions o) {
         return o.set("tachyon.naming", tachyonNaming).set("tachyon.stacks", tachyonStacks)
                 .set("tachyon.threads", tachyonThreads).set("tachyon.status", tachyonStatus)
@@ -120,7 +124,7 @@ final class ConvertCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        FormatOptions opts = addFormatOptions(tachyonOptions(read.formatOptions()));
+        FormatOptions opts = addFormatOptions(tachyonOptions(read.formatOptions())).set("annotate", annotate);
         if (org.stackfold.format.tachyon.TachyonConvert.tryDirect(inputs, output, to, read.from, opts, Main.stdout())) {
             return 0;
         }
