@@ -160,6 +160,17 @@ final class FlamegraphCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * What a tooltip's count is, from the value type: "samples" for sample counts (flamegraph.pl's
+     * bytes), else the unit ("nanoseconds", "bytes") or perf's event ("cycles" when weighed by period).
+     */
+    static String countName(Profile.ValueType vt) {
+        if (vt.unit() == null || vt.unit().equals("count") || vt.unit().isEmpty()) {
+            return "samples";
+        }
+        return vt.unit().equals("events") ? vt.type() : vt.unit();
+    }
+
     private int draw() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         java.util.function.Consumer<String> warn = quiet ? w -> { } : w -> {
@@ -197,7 +208,11 @@ final class FlamegraphCommand implements Callable<Integer> {
                         opened.forEach(Input::close);
                     }
                 } else {
-                    FlameGraph.render(load(ins, warn), o, out.stream(), warn);
+                    Profile p = load(ins, warn);
+                    if (!spec.commandLine().getParseResult().hasMatchedOption("--countname")) {
+                        o.countName = countName(p.valueTypes().getLast());
+                    }
+                    FlameGraph.render(p, o, out.stream(), warn);
                 }
             } catch (FlameGraph.EmptyProfileException e) {
                 out.commit(); // the small error SVG, as both peers write one

@@ -28,6 +28,17 @@ class UnitsTest {
     }
 
     @Test
+    void flameGraphTooltipsNameTheUnit() throws Exception {
+        assertThat(run("flamegraph", res("/formats/go/go119-cpu.pb.gz")))
+                .contains("<title>all (370,000,000 nanoseconds, 100%)</title>");
+        assertThat(run("flamegraph", res("/formats/go/go119-heap.pb.gz"))).contains(" bytes, 100%)</title>");
+        Path f = Files.writeString(dir.resolve("a.folded"), "a;b 3\na 2\n");
+        assertThat(run("flamegraph", f.toString())).contains("<title>all (5 samples, 100%)</title>");
+        assertThat(run("flamegraph", "--countname", "ticks", res("/formats/go/go119-cpu.pb.gz")))
+                .contains("(370,000,000 ticks, 100%)");
+    }
+
+    @Test
     void topShowsBytesInKibibytes() throws Exception {
         String top = run("top", res("/formats/go/go119-heap.pb.gz"));
         assertThat(top.lines().findFirst().orElseThrow()).contains("SELF KiB");
