@@ -75,7 +75,7 @@ public class PerfCollapseBench {
         int t = threads == 0 ? Runtime.getRuntime().availableProcessors() : threads;
         PerfOptions d = PerfOptions.defaults();
         PerfOptions opt = new PerfOptions(false, false, false, false, false, null, java.util.List.of(), false,
-                false, false, false, false, t, d.chunkBytes());
+                false, false, false, false, t, d.chunkBytes(), false);
         try (Input in = Input.open(file.toString())) {
             Profile p = new PerfCollapser().collapse(in, opt, w -> { });
             return p.tree().size();

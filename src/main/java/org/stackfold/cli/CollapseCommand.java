@@ -72,6 +72,11 @@ final class CollapseCommand implements Callable<Integer> {
     @Option(names = "--srcline", description = "perf: input is 'perf script -F+srcline'; add file:line to frames.")
     boolean perfSrcline;
 
+    @Option(names = "--count-samples",
+            description = "perf: count each sample once. By default a sample counts its period (perf script's period"
+                    + " field: cycles, instructions...), as stackcollapse-perf.pl and inferno do.")
+    boolean perfCountSamples;
+
     @Option(names = "--perl-compat",
             description = "perf: names exactly as stackcollapse-perf.pl makes them (quotes deleted, perl's argument stripping).")
     boolean perfPerlCompat;
@@ -80,7 +85,8 @@ final class CollapseCommand implements Callable<Integer> {
         o.set("pid", perfPid).set("tid", perfTid).set("kernel", perfKernel).set("jit", perfJit)
                 .set("all", perfAll).set("addrs", perfAddrs).set("event-filter", perfEventFilter)
                 .set("skip-after", String.join("\n", perfSkipAfter)).set("inline", perfInline)
-                .set("context", perfContext).set("srcline", perfSrcline).set("perl-compat", perfPerlCompat);
+                .set("context", perfContext).set("srcline", perfSrcline).set("perl-compat", perfPerlCompat)
+                .set("count-samples", perfCountSamples);
     }
     // ---- end collapse perf ----------------------------------------------------------------------
 
@@ -187,6 +193,12 @@ final class CollapseCommand implements Callable<Integer> {
         Profile p;
         try (Input in = Input.open(input)) {
             p = Collapsers.collapse(c, in, options(), Warnings.to(spec));
+        }
+        if (p.valueTypes().getFirst().unit().equals("events")) {
+            // Folded text cannot carry a unit: say once that these counts are periods, not samples.
+            spec.commandLine().getErr().println("stackfold: note: counts are " + p.valueTypes().getFirst().type()
+                    + " (each sample weighs its period), not samples; --count-samples counts samples");
+            spec.commandLine().getErr().flush();
         }
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             // --perl-compat keeps perl's bytes, white space at the ends of names included

@@ -44,6 +44,10 @@ final class ConvertCommand implements Callable<Integer> {
             description = "Tachyon output from counts: microseconds between samples (default 1000).")
     Long tachyonInterval;
 
+    @Option(names = "--annotate",
+            description = "Folded output: mark frame kinds where the input knows them (JFR): _[k] kernel, _[j] JIT, _[i] inlined.")
+    boolean annotate;
+
     private FormatOptions tachyonOptions(FormatOptions o) {
         return o.set("compression", compression)
                 .set("tachyon.byte-order", tachyonByteOrder).set("tachyon.interval", tachyonInterval);
@@ -62,7 +66,7 @@ final class ConvertCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        FormatOptions opts = addFormatOptions(tachyonOptions(read.formatOptions()));
+        FormatOptions opts = addFormatOptions(tachyonOptions(read.formatOptions())).set("annotate", annotate);
         ProfileLoader.checkStdinOnce(inputs);
         Profile p;
         try (ProfileLoader.Source first = ProfileLoader.open(inputs.getFirst(), read.from)) {

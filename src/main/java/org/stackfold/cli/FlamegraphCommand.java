@@ -162,6 +162,17 @@ final class FlamegraphCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * What a tooltip's count is, from the value type: "samples" for sample counts (flamegraph.pl's
+     * bytes), else the unit ("nanoseconds", "bytes") or perf's event ("cycles" when weighed by period).
+     */
+    static String countName(Profile.ValueType vt) {
+        if (vt.unit() == null || vt.unit().equals("count") || vt.unit().isEmpty()) {
+            return "samples";
+        }
+        return vt.unit().equals("events") ? vt.type() : vt.unit();
+    }
+
     private int draw() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         java.util.function.Consumer<String> warn = quiet ? w -> { } : w -> {
@@ -203,7 +214,11 @@ final class FlamegraphCommand implements Callable<Integer> {
                     }
                     FlameGraph.render(p, o, out.stream(), warn, true);
                 } else {
-                    FlameGraph.render(load(sources, warn), o, out.stream(), warn);
+                    Profile p = load(sources, warn);
+                    if (!spec.commandLine().getParseResult().hasMatchedOption("--countname")) {
+                        o.countName = countName(p.valueTypes().getLast());
+                    }
+                    FlameGraph.render(p, o, out.stream(), warn);
                 }
             } catch (FlameGraph.EmptyProfileException e) {
                 if (out.target() == null && output == null) {

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.stackfold.analysis.ProfileSummary;
+import org.stackfold.analysis.Units;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.format.folded.DiffFoldedFormat;
@@ -79,7 +80,13 @@ final class InfoCommand implements Callable<Integer> {
             row(out, "samples (before)", p.tree().totalSamples(0));
             row(out, "samples (after)", p.tree().totalSamples(1));
         } else {
-            row(out, "total samples", p.tree().totalSamples());
+            Units u = Units.of(p.valueTypes().getFirst(), p.tree().totalSamples());
+            if (u.isSamples()) {
+                row(out, "total samples", p.tree().totalSamples());
+            } else { // a Go CPU profile's nanoseconds or JFR's bytes are not samples
+                out.printf(Locale.ROOT, "%-18s %s (%d %s)%n", "total", u.amount(p.tree().totalSamples()),
+                        p.tree().totalSamples(), p.valueTypes().getFirst().unit());
+            }
         }
         row(out, "distinct frames", p.frames().names().size());
         row(out, "tree nodes", p.tree().size() - 1);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.stackfold.analysis.TopFunctions;
+import org.stackfold.analysis.Units;
 import org.stackfold.io.Printable;
 import org.stackfold.model.Profile;
 import picocli.CommandLine.Command;
@@ -41,18 +42,26 @@ final class TopCommand implements Callable<Integer> {
         Profile p = ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from);
         int column = p.tree().weights() - 1;
         TopFunctions.Table table = TopFunctions.of(p, column);
-        print(spec.commandLine().getOut(), table, sort, limit);
+        print(spec.commandLine().getOut(), table, sort, limit,
+                Units.of(p.valueTypes().get(column), table.samples()));
         return 0;
     }
 
     static void print(PrintWriter out, TopFunctions.Table table, TopFunctions.Sort sort, int limit) {
+        print(out, table, sort, limit, Units.of(org.stackfold.model.Profile.ValueType.SAMPLES, table.samples()));
+    }
+
+    /** Values in {@code units}: named in the header where they are not samples ("SELF ms"). */
+    static void print(PrintWriter out, TopFunctions.Table table, TopFunctions.Sort sort, int limit, Units units) {
         long total = table.samples();
-        out.printf(Locale.ROOT, "%12s %7s %12s %7s  %s%n", "SELF", "SELF%", "TOTAL", "TOTAL%", "FUNCTION");
+        String unit = units.isSamples() ? "" : " " + units.label();
+        out.printf(Locale.ROOT, "%12s %7s %12s %7s  %s%n", "SELF" + unit, "SELF%", "TOTAL" + unit, "TOTAL%",
+                "FUNCTION");
         for (TopFunctions.Row r : TopFunctions.sorted(table, sort, limit)) {
-            out.printf(Locale.ROOT, "%12d %6.2f%% %12d %6.2f%%  %s%n", r.self(), pct(r.self(), total), r.total(),
-                    pct(r.total(), total), Printable.of(r.name())); // a name must not add a line
+            out.printf(Locale.ROOT, "%12s %6.2f%% %12s %6.2f%%  %s%n", units.number(r.self()), pct(r.self(), total),
+                    units.number(r.total()), pct(r.total(), total), Printable.of(r.name())); // a name must not add a line
         }
-        out.printf(Locale.ROOT, "%d samples, %d functions%n", total, table.rows().size());
+        out.printf(Locale.ROOT, "%s, %d functions%n", units.amount(total), table.rows().size());
     }
 
     private static double pct(long part, long total) {

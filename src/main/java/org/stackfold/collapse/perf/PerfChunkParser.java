@@ -71,6 +71,8 @@ final class PerfChunkParser implements Runnable {
     private boolean java;
     private int pnameFrame;
     private long period;
+    /** True once a sample counted its period rather than 1. */
+    boolean weighted;
     private int[] stack = new int[256];
     private int depth;
     private int lastLinePos = -1;
@@ -320,7 +322,8 @@ final class PerfChunkParser implements Runnable {
             }
             return true;
         }
-        period = ev.period > 0 && hasEvent ? ev.period : 1;
+        period = ev.period > 0 && hasEvent && !opt.countSamples() ? ev.period : 1;
+        weighted |= period != 1;
         pnameFrame = pname(b, ev);
         // A frame on the event line itself: perf without a callchain prints one sample per line.
         if (ev.restStart < e && frame.parse(b, ev.restStart, e)) {

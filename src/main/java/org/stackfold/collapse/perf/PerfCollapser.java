@@ -148,8 +148,10 @@ public final class PerfCollapser implements Collapser {
         }
         String filter = first.filter();
         report(in.name(), parts, filter, opt, warnings);
-        String unit = filter == null ? "samples" : filter;
-        return new Profile(first.frames, first.tree, List.of(new Profile.ValueType(unit, "count")));
+        // Weighted by period, the counts are events of the filter's type (cycles), not samples.
+        boolean weighted = parts.stream().anyMatch(p -> p.weighted);
+        String unit = weighted && filter != null ? filter : "samples";
+        return new Profile(first.frames, first.tree, List.of(new Profile.ValueType(unit, weighted ? "events" : "count")));
     }
 
     private static void report(String name, List<PerfChunkParser> parts, String filter, PerfOptions opt,

@@ -24,11 +24,12 @@ import org.stackfold.format.FormatOptions;
  * @param lenient      skip unrecognised lines and count them instead of failing
  * @param threads      worker threads (default: available processors)
  * @param chunkBytes   smallest input range worth a thread of its own (tests lower it)
+ * @param countSamples each sample counts 1, not its period (perf script's period field)
  */
 public record PerfOptions(boolean pid, boolean tid, boolean kernel, boolean jit, boolean addrs,
                           String eventFilter, List<String> skipAfter, boolean inline, boolean context,
                           boolean srcline, boolean perlCompat, boolean lenient, int threads,
-                          long chunkBytes) {
+                          long chunkBytes, boolean countSamples) {
     public static final long DEFAULT_CHUNK_BYTES = 8L << 20;
 
     public PerfOptions {
@@ -39,7 +40,7 @@ public record PerfOptions(boolean pid, boolean tid, boolean kernel, boolean jit,
 
     public static PerfOptions defaults() {
         return new PerfOptions(false, false, false, false, false, null, List.of(), false, false, false,
-                false, false, Runtime.getRuntime().availableProcessors(), DEFAULT_CHUNK_BYTES);
+                false, false, Runtime.getRuntime().availableProcessors(), DEFAULT_CHUNK_BYTES, false);
     }
 
     /**
@@ -64,6 +65,6 @@ public record PerfOptions(boolean pid, boolean tid, boolean kernel, boolean jit,
                 o.flag("addrs"), filter, skip, o.flag("inline"), o.flag("context"), o.flag("srcline"),
                 o.flag("perl-compat"), o.flag("lenient"),
                 (int) o.getLong("threads", Runtime.getRuntime().availableProcessors()),
-                o.getLong("chunk-bytes", DEFAULT_CHUNK_BYTES));
+                o.getLong("chunk-bytes", DEFAULT_CHUNK_BYTES), o.flag("count-samples"));
     }
 }

@@ -49,6 +49,6 @@ public final class FoldedFormat implements ProfileFormat {
         if (profile.tree().isDifferential()) {
             profile = org.stackfold.analysis.Columns.select(profile, 1);
         }
-        new FoldedWriter(false).write(profile, out);
+        new FoldedWriter(false).annotatingKinds(options.flag("annotate")).write(profile, out);
     }
 }

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.stackfold.model.ByteStringPool;
 import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameKind;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
 import org.stackfold.transform.Merge;
@@ -24,6 +25,7 @@ import org.stackfold.transform.Merge;
 public final class FoldedWriter {
     private final boolean differential;
     private final boolean trimNames;
+    private final boolean annotate;
 
     /** Writes column 0 only, or both columns of a differential profile. */
     public FoldedWriter(boolean differential) {
@@ -36,15 +38,39 @@ public final class FoldedWriter {
      * text either way ({@link FoldedNames}).
      */
     public FoldedWriter(boolean differential, boolean trimNames) {
+        this(differential, trimNames, false);
+    }
+
+    private FoldedWriter(boolean differential, boolean trimNames, boolean annotate) {
         this.differential = differential;
         this.trimNames = trimNames;
+        this.annotate = annotate;
+    }
+
+    /**
+     * This writer marking frame kinds as async-profiler's and perf's Java collapse do: {@code _[k]}
+     * kernel, {@code _[j]} JIT-compiled, {@code _[i]} inlined (a name that already ends with its tag
+     * keeps one). Folded text has no other place for a kind.
+     */
+    public FoldedWriter annotatingKinds(boolean on) {
+        return new FoldedWriter(differential, trimNames, on);
+    }
+
+    /** The folded tag of a frame kind, or null. */
+    static String tag(FrameKind k) {
+        return switch (k) {
+            case KERNEL -> "_[k]";
+            case JIT -> "_[j]";
+            case INLINED -> "_[i]";
+            default -> null;
+        };
     }
 
     public void write(Profile profile, OutputStream out) throws IOException {
         if (differential && profile.tree().weights() < 2) {
             throw new IllegalArgumentException("not a differential profile");
         }
-        profile = byName(profile, trimNames);
+        profile = byName(profile, trimNames, annotate);
         CallTree tree = profile.tree();
         FrameTable frames = profile.frames();
         // Siblings in the order "name;" sorts: a name before its extensions unless they go on below ';'.
@@ -63,17 +89,28 @@ public final class FoldedWriter {
      * one frame, and so do names that differ only in what folded text cannot carry
      * ({@link FoldedNames}), so that no stack is written twice.
      */
-    private static Profile byName(Profile p, boolean trim) {
+    private static Profile byName(Profile p, boolean trim, boolean annotate) {
         FrameTable f = p.frames();
         byte[][] safe = FoldedNames.replacements(f.names(),
                 trim ? FoldedNames.Rules.FOLDED : FoldedNames.Rules.KEEP_SPACE);
-        if (safe == null && f.size() == f.names().size()) {
+        boolean tagged = false;
+        for (int frame = 0; annotate && frame < f.size() && !tagged; frame++) {
+            tagged = tag(f.kind(frame)) != null;
+        }
+        if (safe == null && !tagged && f.size() == f.names().size()) {
             return p;
         }
         Profile flat = new Profile(new FrameTable(), new CallTree(p.tree().weights()), p.valueTypes());
         int[] map = new int[f.size()];
         for (int frame = 0; frame < map.length; frame++) {
             byte[] name = safe != null && safe[f.nameId(frame)] != null ? safe[f.nameId(frame)] : f.nameBytes(frame);
+            String tag = tagged ? tag(f.kind(frame)) : null;
+            if (tag != null && !f.name(frame).endsWith(tag)) {
+                byte[] t = tag.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                byte[] both = Arrays.copyOf(name, name.length + t.length);
+                System.arraycopy(t, 0, both, name.length, t.length);
+                name = both;
+            }
             map[frame] = flat.frames().plain(name, 0, name.length);
         }
         for (int c = 0; c < p.tree().weights(); c++) {

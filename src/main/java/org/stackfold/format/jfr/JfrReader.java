@@ -325,7 +325,9 @@ public final class JfrReader {
     private int frame(FrameTable frames, Map<RecordedMethod, String> names, RecordedFrame f) {
         RecordedMethod m = f.getMethod();
         FrameKind kind = kind(f.getType());
-        String name = m == null ? "[unknown]" : names.computeIfAbsent(m, JfrReader::methodName);
+        String name = m == null ? "[unknown]"
+                : isFunction(f.getType(), m.getType() == null ? null : m.getType().getName()) ? m.getName()
+                : names.computeIfAbsent(m, JfrReader::methodName);
         int line = FrameTable.NONE;
         int offset = FrameTable.NONE;
         if (lines && f.getLineNumber() > 0) {
@@ -354,6 +356,21 @@ public final class JfrReader {
             return m.getName();
         }
         return javaName(cls) + "." + m.getName();
+    }
+
+    /**
+     * True where the frame type JFR recorded says the frame is a C/C++ or kernel function, which
+     * async-profiler files under a pseudo-class (its library, or {@code vdso}): {@code C++} and
+     * {@code Kernel} frames always, {@code Native} ones unless their class is a Java class with a
+     * package (the JDK records JNI methods such as {@code java.io.FileInputStream.readBytes} as
+     * Native). Never guessed from the class name alone: {@code __vdso_clock_gettime} is a function,
+     * not the method of a class {@code vdso}.
+     */
+    static boolean isFunction(String jfrType, String cls) {
+        if ("C++".equals(jfrType) || "Kernel".equals(jfrType)) {
+            return true;
+        }
+        return "Native".equals(jfrType) && (cls == null || !cls.contains(".") || isLibrary(cls));
     }
 
     static boolean isLibrary(String cls) {

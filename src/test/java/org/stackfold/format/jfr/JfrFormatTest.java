@@ -411,6 +411,42 @@ class JfrFormatTest {
         assertThat(JfrReader.kind("Kernel")).isEqualTo(FrameKind.KERNEL);
     }
 
+    /** async-profiler's native frame __vdso_clock_gettime is a function, never "vdso.__vdso_clock_gettime". */
+    @Test
+    void functionsAreToldByTheFrameTypeNotTheClassName() {
+        assertThat(JfrReader.isFunction("Native", "vdso")).isTrue();
+        assertThat(JfrReader.isFunction("Native", "libc.so.6")).isTrue();
+        assertThat(JfrReader.isFunction("Native", null)).isTrue();
+        assertThat(JfrReader.isFunction("C++", "libjvm.so")).isTrue();
+        assertThat(JfrReader.isFunction("Kernel", "")).isTrue();
+        // the JDK records JNI methods as Native frames of their Java class
+        assertThat(JfrReader.isFunction("Native", "java.io.FileInputStream")).isFalse();
+        assertThat(JfrReader.isFunction("JIT compiled", "vdso")).isFalse();
+        assertThat(JfrReader.isFunction("Interpreted", "Heavy")).isFalse();
+    }
+
+    /** Frame kinds reach folded text only on request, as async-profiler's _[j] / _[i] / _[k]. */
+    @Test
+    void annotateMarksJfrFrameKindsInFoldedText() throws IOException {
+        Profile p;
+        try (java.io.InputStream s = JfrFormatTest.class.getResourceAsStream("/formats/jfr-heavy.jfr")) {
+            Path heavy = dir.resolve("heavy.jfr");
+            Files.write(heavy, s.readAllBytes());
+            try (Input in = Input.open(heavy.toString())) {
+                p = FORMAT.read(in, FormatOptions.none());
+            }
+        }
+        java.io.ByteArrayOutputStream plain = new java.io.ByteArrayOutputStream();
+        new org.stackfold.format.folded.FoldedFormat().write(p, plain, FormatOptions.none());
+        java.io.ByteArrayOutputStream marked = new java.io.ByteArrayOutputStream();
+        new org.stackfold.format.folded.FoldedFormat().write(p, marked, FormatOptions.none().set("annotate", true));
+        assertThat(plain.toString()).doesNotContain("_[j]").doesNotContain("_[i]");
+        assertThat(marked.toString()).contains("_[j];").contains("_[i]");
+        // same samples either way
+        assertThat(org.stackfold.testing.Folded.read(marked.toString()).profile().tree().totalSamples())
+                .isEqualTo(p.tree().totalSamples());
+    }
+
     @Test
     void isReadOnly() {
         assertThat(FORMAT.canWrite()).isFalse();
