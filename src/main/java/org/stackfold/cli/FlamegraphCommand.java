@@ -352,7 +352,8 @@ final class FlamegraphCommand implements Callable<Integer> {
     /** The input with its sample order (its timeline), or a one-line refusal where its format keeps none. */
     private Profile ordered(ProfileLoader.Source source, java.util.function.Consumer<String> warn) throws IOException {
         String name = source.input().name();
-        Profile p = source.read(formats.apply(FormatOptions.none().set("lenient", lenient).set("timeline", true))
+        // After apply(): its --timeline default (false) must not undo the order a flame chart needs.
+        Profile p = source.read(formats.apply(FormatOptions.none().set("lenient", lenient)).set("timeline", true)
                 .set(org.stackfold.format.folded.FoldedFormat.TIMELINE, true)
                 .set(org.stackfold.format.tachyon.TachyonOptions.TIMELINE, true).withWarnings(warn));
         if (p.timeline() == null) {
