@@ -25,6 +25,8 @@ import picocli.CommandLine.Command;
                 DiffCommand.class,
                 TopCommand.class,
                 InfoCommand.class,
+                StoreCommand.class,
+                QueryCommand.class,
                 ConvertCommand.class,
                 CollapseCommand.class,
                 FlamegraphCommand.class,
