@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
                 InfoCommand.class,
                 StoreCommand.class,
                 QueryCommand.class,
+                PushCommand.class,
                 ConvertCommand.class,
                 CollapseCommand.class,
                 FlamegraphCommand.class,
