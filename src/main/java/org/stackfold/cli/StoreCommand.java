@@ -58,16 +58,24 @@ final class StoreCommand implements Callable<Integer> {
         }
         Instant at = time == null ? Instant.now() : parseTime(time);
         ProfileLoader.checkStdinOnce(inputs);
-        List<StoredProfile> profiles = new ArrayList<>();
+        // What to load, then loaded one at a time while storing: a fleet's worth never sits in memory.
+        List<Pending> pending = new ArrayList<>();
         if (!inputs.isEmpty()) {
             Labels l = Labels.parse(labels);
             for (String name : inputs) {
-                profiles.add(load(name, l, at));
+                pending.add(new Pending(name, l, at));
             }
         }
         if (manifest != null) {
-            loadManifest(profiles);
+            readManifest(pending);
         }
+        Iterable<StoredProfile> profiles = () -> pending.stream().map(p -> {
+            try {
+                return load(p.name(), p.labels(), p.time());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }).iterator();
         FleetStore.Written w = FleetStore.store(to, profiles);
         spec.commandLine().getErr().printf("stackfold: stored %d profiles, %d stacks, %d samples in %s%n",
                 w.profiles(), w.rows(), w.samples(), to);
@@ -79,7 +87,10 @@ final class StoreCommand implements Callable<Integer> {
                 ProfileLoader.load(name, read.formatOptions(), read.from), l, at);
     }
 
-    private void loadManifest(List<StoredProfile> profiles) throws java.io.IOException {
+    private record Pending(String name, Labels labels, Instant time) {
+    }
+
+    private void readManifest(List<Pending> pending) throws java.io.IOException {
         List<String> lines = java.nio.file.Files.readAllLines(manifest);
         for (int i = 0; i < lines.size(); i++) {
             String[] f = lines.get(i).strip().split("\\s+");
@@ -99,7 +110,7 @@ final class StoreCommand implements Callable<Integer> {
             } catch (UsageException e) {
                 throw new org.stackfold.io.InputException(manifest + ":" + (i + 1) + ": " + e.getMessage());
             }
-            profiles.add(load(manifest.toAbsolutePath().getParent().resolve(f[1]).toString(), l, at));
+            pending.add(new Pending(manifest.toAbsolutePath().getParent().resolve(f[1]).toString(), l, at));
         }
     }
 

@@ -1,6 +1,7 @@
 package org.stackfold.fleet.store;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -9,7 +10,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.util.List;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 import org.stackfold.io.InputException;
@@ -21,7 +21,7 @@ import org.stackfold.io.InputException;
  * so stores from many processes add up without rewriting what is there.
  *
  * <p>This is the entry point for {@code record --store DIR}: build {@link StoredProfile}s and call
- * {@link #store(Path, List)}.
+ * {@link #store(Path, Iterable)}.
  */
 public final class FleetStore {
     private FleetStore() {
@@ -31,7 +31,12 @@ public final class FleetStore {
     public record Written(int profiles, long rows, long samples) {
     }
 
-    public static Written store(Path dir, List<StoredProfile> profiles) throws IOException {
+    /**
+     * Stores the profiles, one at a time: a lazy {@code Iterable} that reads each profile in its
+     * {@code next()} keeps one profile in memory however many are stored (an {@link UncheckedIOException}
+     * from it comes out as its cause).
+     */
+    public static Written store(Path dir, Iterable<StoredProfile> profiles) throws IOException {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -41,9 +46,10 @@ public final class FleetStore {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE samples (" + ProfileTable.COLUMNS + ")");
             }
-            long[] counts = new long[2];
+            long[] counts = new long[3];
             try (DuckDBAppender a = c.unwrap(DuckDBConnection.class).createAppender("main", "samples")) {
                 for (StoredProfile sp : profiles) {
+                    counts[2]++;
                     LocalDateTime time = LocalDateTime.ofInstant(sp.time(), ZoneOffset.UTC);
                     Labels l = sp.labels();
                     ProfileRows.each(sp, (stack, leaf, value) -> {
@@ -62,9 +68,11 @@ public final class FleetStore {
                             + " OVERWRITE_OR_IGNORE true, FILENAME_PATTERN 'profiles_{uuid}')");
                 }
             }
-            return new Written(profiles.size(), counts[0], counts[1]);
+            return new Written((int) counts[2], counts[0], counts[1]);
         } catch (InputException e) {
             throw e;
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         } catch (SQLException e) {
             throw new IOException(dir + ": writing the table failed: " + e.getMessage(), e);
         } catch (Exception e) {
