@@ -53,9 +53,17 @@ public final class TempFiles {
         }
     }
 
-    /** A registered temporary file in {@link #directory()}. */
+    /**
+     * A registered temporary file in {@link #directory()}, named {@code stackfold-PID-PURPOSE-*.tmp}
+     * so that a leftover says which process made it.
+     */
     public static Path create(String purpose) throws IOException {
-        return create(directory(), "stackfold-" + purpose + "-", ".tmp");
+        return create(directory(), prefix() + purpose + "-", ".tmp");
+    }
+
+    /** The name every temporary file of this process starts with. */
+    public static String prefix() {
+        return "stackfold-" + ProcessHandle.current().pid() + "-";
     }
 
     /** Keeps {@code p} on the list of files to delete at exit. */

@@ -133,7 +133,7 @@ class MutatedInputsTest {
         Path tmp = org.stackfold.io.TempFiles.directory();
         try (Stream<Path> s = Files.list(tmp)) {
             return new java.util.HashSet<>(s.map(p -> p.getFileName().toString())
-                    .filter(n -> n.startsWith("stackfold-")).toList());
+                    .filter(n -> n.startsWith(org.stackfold.io.TempFiles.prefix())).toList()); // this JVM's only
         }
     }
 
