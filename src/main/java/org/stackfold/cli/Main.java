@@ -31,6 +31,7 @@ import picocli.CommandLine.Command;
                 CollapseCommand.class,
                 FlamegraphCommand.class,
                 DemoCommand.class,
+                RecordCommand.class,
                 CommandLine.HelpCommand.class
         },
         footer = {"", "Inputs may be gzip-compressed and may be '-' for standard input.",

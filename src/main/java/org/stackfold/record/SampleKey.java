@@ -1,0 +1,27 @@
+package org.stackfold.record;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One key of the in-kernel count map, 32 bytes as the BPF program writes it on its stack:
+ * {@code tgid u32 @0, tid u32 @4 (0 unless per thread), kernel stack id s32 @8, user stack id s32 @12,
+ * comm char[16] @16}. Stack ids below zero are the negated errno of {@code bpf_get_stackid}.
+ */
+public record SampleKey(int pid, int tid, int kernelStack, int userStack, String comm) {
+    public static final int SIZE = 32;
+    static final int PID = 0, TID = 4, KERNEL_STACK = 8, USER_STACK = 12, COMM = 16, COMM_LENGTH = 16;
+
+    public static SampleKey read(MemorySegment key) {
+        byte[] comm = new byte[COMM_LENGTH];
+        MemorySegment.copy(key, ValueLayout.JAVA_BYTE, COMM, comm, 0, COMM_LENGTH);
+        int len = 0;
+        while (len < COMM_LENGTH && comm[len] != 0) {
+            len++;
+        }
+        return new SampleKey(key.get(ValueLayout.JAVA_INT, PID), key.get(ValueLayout.JAVA_INT, TID),
+                key.get(ValueLayout.JAVA_INT, KERNEL_STACK), key.get(ValueLayout.JAVA_INT, USER_STACK),
+                new String(comm, 0, len, StandardCharsets.UTF_8));
+    }
+}
