@@ -48,7 +48,7 @@ final class CommandLauncher {
     /** The state letter of /proc/PID/stat (after the parenthesised comm, which may hold spaces). */
     private static char state(Path stat) {
         try {
-            String s = Files.readString(stat);
+            String s = ProcFiles.read(stat);
             int close = s.lastIndexOf(')');
             return close >= 0 && close + 2 < s.length() ? s.charAt(close + 2) : '?';
         } catch (IOException e) {

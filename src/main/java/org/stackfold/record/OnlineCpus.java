@@ -12,7 +12,7 @@ final class OnlineCpus {
     }
 
     static List<Integer> read() throws IOException {
-        return parse(Files.readString(Path.of("/sys/devices/system/cpu/online")));
+        return parse(ProcFiles.read(Path.of("/sys/devices/system/cpu/online")));
     }
 
     static List<Integer> parse(String list) {

@@ -64,7 +64,7 @@ public final class Privileges {
 
     private static String sysctl(String name) {
         try {
-            return Files.readString(Path.of("/proc/sys/kernel/" + name)).strip();
+            return ProcFiles.read(Path.of("/proc/sys/kernel/" + name)).strip();
         } catch (IOException e) {
             return "?";
         }

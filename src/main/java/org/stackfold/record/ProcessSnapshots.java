@@ -4,19 +4,28 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import org.stackfold.symbolize.AddressSymbolizer;
 import org.stackfold.symbolize.Symbolizer;
 
 /**
  * The symbolizer's view of every process a recording saw, taken the moment each first appears (BCC
  * and bpftrace read /proc/PID/maps only at the end and print [unknown] for processes that exited
- * before). JVMs are asked again when sampling stops, while they still run, because their perf maps
- * are snapshots and code compiled since the first look would otherwise have no names.
+ * before). JVMs' JIT code is named by their perf maps, which are snapshots: every
+ * {@link #JVM_REFRESH_NANOS} and when sampling stops, each live JVM is asked to write a fresh one
+ * ({@link JvmPerfMap}) and its snapshot is taken again, so a JVM that exits before the end keeps the
+ * names of all but its last seconds' new code.
  */
 public final class ProcessSnapshots implements Recorder.Listener {
+    static final long JVM_REFRESH_NANOS = 2_000_000_000L;
+
     private final Symbolizer symbolizer;
     private final Map<Integer, AddressSymbolizer> snapshots = new HashMap<>();
+    private final Set<Integer> jvms = new HashSet<>();
+    private long lastRefresh = System.nanoTime();
 
     public ProcessSnapshots(Symbolizer symbolizer) {
         this.symbolizer = symbolizer;
@@ -24,7 +33,18 @@ public final class ProcessSnapshots implements Recorder.Listener {
 
     @Override
     public void newProcess(int pid) {
+        if (JvmPerfMap.isJvm(pid)) {
+            jvms.add(pid);
+            JvmPerfMap.request(pid);
+        }
         snapshots.put(pid, snapshot(pid));
+    }
+
+    @Override
+    public void drained() {
+        if (!jvms.isEmpty() && System.nanoTime() - lastRefresh >= JVM_REFRESH_NANOS) {
+            refreshJvms();
+        }
     }
 
     private AddressSymbolizer snapshot(int pid) {
@@ -35,25 +55,22 @@ public final class ProcessSnapshots implements Recorder.Listener {
         }
     }
 
-    /** Takes JVMs' snapshots again (fresh perf maps) for those still running. */
+    /** Fresh perf maps and snapshots of the JVMs still running. */
     public void refreshJvms() {
-        for (Map.Entry<Integer, AddressSymbolizer> e : snapshots.entrySet()) {
-            int pid = e.getKey();
-            if (isJvm(pid)) {
-                symbolizer.forget(pid);
-                AddressSymbolizer fresh = snapshot(pid);
-                if (fresh != null) {
-                    e.setValue(fresh);
+        lastRefresh = System.nanoTime();
+        for (Iterator<Integer> it = jvms.iterator(); it.hasNext(); ) {
+            int pid = it.next();
+            if (!JvmPerfMap.request(pid)) {
+                if (!Files.exists(Path.of("/proc/" + pid))) {
+                    it.remove(); // exited: keep the last snapshot
                 }
+                continue;
             }
-        }
-    }
-
-    private static boolean isJvm(int pid) {
-        try {
-            return Files.readString(Path.of("/proc/" + pid + "/maps")).contains("/libjvm.so");
-        } catch (IOException | RuntimeException e) {
-            return false;
+            symbolizer.forget(pid);
+            AddressSymbolizer fresh = snapshot(pid);
+            if (fresh != null) {
+                snapshots.put(pid, fresh);
+            }
         }
     }
 

@@ -20,6 +20,10 @@ public final class Recorder {
     /** Learns of each new process as it is drained (still on the drain thread). */
     public interface Listener {
         void newProcess(int pid);
+
+        /** After each drain, on the drain thread. */
+        default void drained() {
+        }
     }
 
     /** What a recording produced. */
@@ -121,6 +125,7 @@ public final class Recorder {
             readStack(sampler, drained, key.userStack());
         });
         drained.add(window);
+        listener.drained();
     }
 
     private static void readStack(Sampler sampler, Drained drained, int id) throws ErrnoException {

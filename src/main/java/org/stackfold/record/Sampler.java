@@ -163,7 +163,7 @@ public final class Sampler implements AutoCloseable {
         if (!Files.isReadable(p)) {
             return MAX_DEPTH_LIMIT;
         }
-        return Math.max(1, Math.min(MAX_DEPTH_LIMIT, Integer.parseInt(Files.readString(p).strip())));
+        return Math.max(1, Math.min(MAX_DEPTH_LIMIT, Integer.parseInt(ProcFiles.read(p).strip())));
     }
 
     @Override
