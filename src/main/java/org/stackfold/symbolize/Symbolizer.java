@@ -1,21 +1,53 @@
 package org.stackfold.symbolize;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.stackfold.io.InputException;
+import org.stackfold.model.FrameKind;
 
 /**
  * The one entry point: addresses of the kernel, of a live process or of an ELF file to frames.
  * Per-file symbol indexes are cached by (device, inode, modification time), so a second profile of
  * the same binaries costs almost nothing; per-process snapshots are kept until {@link #forget}.
+ * Thread-safe.
  *
  * <p>API contract shared by the symbolizer and its callers (recorder, perf.data reader, collapse
- * perf); the implementation lands on the {@code symbolize} branch.
+ * perf). An address nothing covers gives one frame named {@value #UNKNOWN} whose offset is the
+ * address relative to its module (the file offset's virtual address, or the offset into the
+ * mapping) where a module is known.
  */
 public final class Symbolizer implements AutoCloseable {
+    /** The function name of a frame nothing covers. */
+    public static final String UNKNOWN = "[unknown]";
+
     private final SymbolizerOptions options;
+    private final Path proc;
+    private final Path perfMapDir;
+    private final Path kallsyms;
+    private final ImageCache images;
+    private final Map<Integer, ProcessSnapshot> processes = new ConcurrentHashMap<>();
+    private volatile KernelSymbols kernel;
 
     public Symbolizer(SymbolizerOptions options) {
+        this(options, Path.of("/proc"), Path.of("/tmp"), List.of(Path.of("/usr/lib/debug")));
+    }
+
+    /**
+     * A symbolizer reading processes under {@code proc}, perf maps from {@code perfMapDir}, separate
+     * debug files under {@code debugRoots} (build-id and debuglink lookups).
+     */
+    public Symbolizer(SymbolizerOptions options, Path proc, Path perfMapDir, List<Path> debugRoots) {
         this.options = options;
+        this.proc = proc;
+        this.perfMapDir = perfMapDir;
+        this.kallsyms = proc.resolve("kallsyms");
+        this.images = new ImageCache(new DebugFiles(debugRoots));
     }
 
     public SymbolizerOptions options() {
@@ -24,7 +56,16 @@ public final class Symbolizer implements AutoCloseable {
 
     /** Kernel addresses through /proc/kallsyms (loaded once), module and BPF program names included. */
     public AddressSymbolizer kernel() throws IOException {
-        throw new UnsupportedOperationException("symbolizer: not implemented yet");
+        KernelSymbols k = kernel;
+        if (k == null) {
+            synchronized (this) {
+                k = kernel;
+                if (k == null) {
+                    kernel = k = KernelSymbols.load(kallsyms);
+                }
+            }
+        }
+        return k;
     }
 
     /**
@@ -33,19 +74,47 @@ public final class Symbolizer implements AutoCloseable {
      * keeps working after the process exits. Later calls return the cached snapshot.
      */
     public AddressSymbolizer process(int pid) throws IOException {
-        throw new UnsupportedOperationException("symbolizer: not implemented yet");
+        try {
+            return processes.computeIfAbsent(pid, p -> {
+                try {
+                    return ProcessSnapshot.take(p, proc, perfMapDir, images, options);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     /** Addresses of one ELF file, as virtual addresses of that file (what addr2line -e takes). */
     public AddressSymbolizer elf(Path file) throws IOException {
-        throw new UnsupportedOperationException("symbolizer: not implemented yet");
+        ElfImage image = image(file);
+        return address -> image.frames(address, FrameKind.NATIVE, options, Names.INSTANCE);
+    }
+
+    /** The cached image of an ELF file on disk. */
+    ElfImage image(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            throw new NoSuchFileException(file.toString());
+        }
+        Path real = file.toRealPath();
+        if (!Files.isRegularFile(real)) {
+            throw new InputException(file + ": not a regular file");
+        }
+        return images.image(real, file.toString(), real);
     }
 
     /** Drops a process's snapshot (its pid may be reused). */
     public void forget(int pid) {
+        processes.remove(pid);
     }
 
+    /** Drops every snapshot and cached file index. */
     @Override
     public void close() {
+        processes.clear();
+        images.clear();
+        kernel = null;
     }
 }

@@ -1,0 +1,131 @@
+package org.stackfold.symbolize;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.stackfold.model.FrameKind;
+
+/**
+ * One ELF file with what symbolizing it needs, each part loaded on first use: the separate debug
+ * file, the symbol table (the debug file's {@code .symtab} when there is one, as binutils does) and
+ * the DWARF index. Shared by every process that maps the file; thread-safe.
+ */
+final class ElfImage {
+    final String module;
+    final ElfFile elf;
+    private final Path diskPath;
+    private final DebugFiles debugFiles;
+    private volatile boolean debugResolved;
+    private ElfFile debug;
+    private volatile SymbolTable symbols;
+    private volatile boolean symbolsResolved;
+    private volatile DwarfIndex dwarf;
+    private volatile boolean dwarfResolved;
+
+    ElfImage(String module, ElfFile elf, Path diskPath, DebugFiles debugFiles) {
+        this.module = module;
+        this.elf = elf;
+        this.diskPath = diskPath;
+        this.debugFiles = debugFiles;
+    }
+
+    /** The separate debug file, or null. */
+    ElfFile debugFile() {
+        if (!debugResolved) {
+            synchronized (this) {
+                if (!debugResolved) {
+                    debug = elf.hasDebugInfo() || debugFiles == null ? null : debugFiles.find(elf, diskPath);
+                    debugResolved = true;
+                }
+            }
+        }
+        return debug;
+    }
+
+    /** The file whose DWARF describes this one: the debug file, or the file itself. */
+    ElfFile dwarfFile() {
+        ElfFile d = debugFile();
+        return d != null && d.hasDebugInfo() ? d : elf;
+    }
+
+    /** The symbols: the debug file's .symtab when present, else this file's .symtab or .dynsym; may be null. */
+    SymbolTable symbols() {
+        if (!symbolsResolved) {
+            synchronized (this) {
+                if (!symbolsResolved) {
+                    ElfFile d = debugFile();
+                    SymbolTable t = null;
+                    if (d != null && d.sectionOfType(ElfFile.SHT_SYMTAB) >= 0) {
+                        t = SymbolTable.of(d);
+                    }
+                    symbols = t != null && !t.dynamic ? t : SymbolTable.of(elf);
+                    symbolsResolved = true;
+                }
+            }
+        }
+        return symbols;
+    }
+
+    /** The DWARF index of the file (or of its debug file), or null without DWARF. */
+    DwarfIndex dwarf() {
+        if (!dwarfResolved) {
+            synchronized (this) {
+                if (!dwarfResolved) {
+                    dwarf = DwarfIndex.of(dwarfFile());
+                    dwarfResolved = true;
+                }
+            }
+        }
+        return dwarf;
+    }
+
+    /**
+     * The frames of virtual address {@code vaddr} of this file: inlined frames innermost first (each
+     * at the position the DWARF line table or its callee's call site gives), then the containing
+     * function, named by the symbol table where it covers the address (by DWARF otherwise).
+     */
+    List<SymbolFrame> frames(long vaddr, FrameKind kind, SymbolizerOptions options, Names names) {
+        SymbolTable t = symbols();
+        int s = t == null ? -1 : t.covering(vaddr);
+        DwarfIndex d = options.inline() || options.lines() ? dwarf() : null;
+        if (d == null) {
+            if (s < 0) {
+                return List.of(new SymbolFrame(Symbolizer.UNKNOWN, vaddr, null, 0, kind, module, false));
+            }
+            return List.of(new SymbolFrame(names.display(t.name(s), options), vaddr - t.start[s], null, 0, kind,
+                    module, false));
+        }
+        int e = d.innermost(vaddr);
+        int row = options.lines() ? d.lineRow(vaddr) : -1;
+        String file = row >= 0 ? d.rowFile(row) : null;
+        int line = row >= 0 ? d.rowLine(row) : 0;
+        List<SymbolFrame> frames = new ArrayList<>(2);
+        while (e >= 0 && d.parent(e) >= 0) {
+            if (options.inline()) {
+                String n = d.name(e);
+                frames.add(new SymbolFrame(n == null ? Symbolizer.UNKNOWN : names.display(n, options), 0, file, line,
+                        kind, module, true));
+                if (options.lines()) {
+                    file = d.callFile(e);
+                    line = d.callLine(e);
+                }
+            }
+            e = d.parent(e);
+        }
+        String function;
+        long offset;
+        if (s >= 0) {
+            function = t.name(s);
+            offset = vaddr - t.start[s];
+        } else if (e >= 0 && d.name(e) != null) {
+            function = d.name(e);
+            offset = vaddr - d.firstLow(e);
+        } else {
+            function = null;
+            offset = vaddr;
+        }
+        frames.add(new SymbolFrame(function == null ? Symbolizer.UNKNOWN : names.display(function, options), offset,
+                file, line, kind, module, false));
+        return frames;
+    }
+}

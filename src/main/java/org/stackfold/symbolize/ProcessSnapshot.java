@@ -1,0 +1,164 @@
+package org.stackfold.symbolize;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import org.stackfold.io.InputException;
+import org.stackfold.model.FrameKind;
+
+/**
+ * The executable mappings of one process, captured while it lives: each file-backed mapping holds
+ * its (mapped, shared) ELF image, so symbolizing keeps working after the process exits or its files
+ * are deleted; anonymous executable memory is resolved through the process's perf map (JIT code),
+ * read at snapshot time; the vDSO is read from the process's memory.
+ */
+final class ProcessSnapshot implements AddressSymbolizer {
+    private final int pid;
+    private final long[] start;
+    private final long[] end;
+    private final long[] offset;
+    private final ElfImage[] image;
+    private final String[] module;
+    private final boolean[] anonymous;
+    private final PerfMap perfMap;
+    private final SymbolizerOptions options;
+
+    private ProcessSnapshot(int pid, List<ProcessMaps.Mapping> maps, ElfImage[] image, PerfMap perfMap,
+                            SymbolizerOptions options) {
+        this.pid = pid;
+        int n = maps.size();
+        start = new long[n];
+        end = new long[n];
+        offset = new long[n];
+        module = new String[n];
+        anonymous = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            ProcessMaps.Mapping m = maps.get(i);
+            start[i] = m.start();
+            end[i] = m.end();
+            offset[i] = m.offset();
+            module[i] = m.anonymous() ? (perfMap != null ? perfMap.source : null) : m.path();
+            anonymous[i] = m.anonymous();
+        }
+        this.image = image;
+        this.perfMap = perfMap;
+        this.options = options;
+    }
+
+    /**
+     * Snapshots process {@code pid} under {@code proc} (normally /proc), with its perf map looked
+     * up as {@code perfMapDir/perf-PID.map}.
+     */
+    static ProcessSnapshot take(int pid, Path proc, Path perfMapDir, ImageCache cache, SymbolizerOptions options)
+            throws IOException {
+        Path dir = proc.resolve(Integer.toString(pid));
+        byte[] text;
+        try {
+            text = Files.readAllBytes(dir.resolve("maps"));
+        } catch (NoSuchFileException e) {
+            throw new InputException("process " + pid + ": no such process (" + dir.resolve("maps") + ")");
+        }
+        List<ProcessMaps.Mapping> maps = ProcessMaps.parseExecutable(text, dir.resolve("maps").toString());
+        maps.sort((a, b) -> Long.compareUnsigned(a.start(), b.start()));
+        ElfImage[] images = new ElfImage[maps.size()];
+        boolean anyAnonymous = false;
+        for (int i = 0; i < images.length; i++) {
+            ProcessMaps.Mapping m = maps.get(i);
+            if (m.anonymous()) {
+                anyAnonymous = true;
+            } else if (m.path().equals("[vdso]")) {
+                images[i] = vdso(dir, m, cache);
+            } else if (!m.special()) {
+                images[i] = file(dir, m, cache);
+            }
+        }
+        PerfMap perfMap = null;
+        if (anyAnonymous) {
+            Path map = perfMapDir.resolve("perf-" + pid + ".map");
+            if (Files.isReadable(map)) {
+                perfMap = PerfMap.load(map);
+            }
+        }
+        return new ProcessSnapshot(pid, maps, images, perfMap, options);
+    }
+
+    /** Opens a mapped file through map_files (works for deleted files and other mount namespaces), then fallbacks. */
+    private static ElfImage file(Path dir, ProcessMaps.Mapping m, ImageCache cache) {
+        Path disk = Path.of(m.path());
+        Path[] candidates = {dir.resolve("map_files").resolve(m.mapFilesName()),
+                dir.resolve("root").resolve(m.path().substring(1)), disk};
+        for (Path c : candidates) {
+            if (m.deleted() && c == disk) {
+                continue;
+            }
+            try {
+                return cache.image(c, m.path(), disk);
+            } catch (IOException | InputException | SecurityException e) {
+                // try the next way to reach the file
+            }
+        }
+        return null;
+    }
+
+    private static ElfImage vdso(Path dir, ProcessMaps.Mapping m, ImageCache cache) {
+        long size = m.end() - m.start();
+        if (size <= 0 || size > 1 << 24) {
+            return null;
+        }
+        try (RandomAccessFile mem = new RandomAccessFile(dir.resolve("mem").toFile(), "r")) {
+            byte[] image = new byte[(int) size];
+            mem.seek(m.start());
+            mem.readFully(image);
+            return cache.vdso(image);
+        } catch (IOException | InputException e) {
+            return null;
+        }
+    }
+
+    int pid() {
+        return pid;
+    }
+
+    @Override
+    public List<SymbolFrame> symbolize(long address) {
+        int i = mapping(address);
+        if (i < 0) {
+            return List.of(new SymbolFrame(Symbolizer.UNKNOWN, 0, null, 0, FrameKind.NATIVE, null, false));
+        }
+        if (anonymous[i]) {
+            int e = perfMap == null ? -1 : perfMap.lookup(address);
+            if (e < 0) {
+                return List.of(new SymbolFrame(Symbolizer.UNKNOWN, address - start[i], null, 0, FrameKind.JIT,
+                        module[i], false));
+            }
+            return List.of(new SymbolFrame(perfMap.name(e), address - perfMap.start(e), null, 0, FrameKind.JIT,
+                    module[i], false));
+        }
+        ElfImage img = image[i];
+        long fileOffset = address - start[i] + offset[i];
+        long vaddr = img == null ? -1 : img.elf.fileOffsetToVaddr(fileOffset);
+        if (vaddr == -1) {
+            return List.of(new SymbolFrame(Symbolizer.UNKNOWN, fileOffset, null, 0, FrameKind.NATIVE, module[i],
+                    false));
+        }
+        return img.frames(vaddr, FrameKind.NATIVE, options, Names.INSTANCE);
+    }
+
+    private int mapping(long address) {
+        int lo = 0;
+        int hi = start.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(start[mid], address) <= 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        int i = lo - 1;
+        return i >= 0 && Long.compareUnsigned(address, end[i]) < 0 ? i : -1;
+    }
+}
