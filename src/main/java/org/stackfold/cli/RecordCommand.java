@@ -70,7 +70,7 @@ final class RecordCommand implements Callable<Integer> {
     boolean annotate;
 
     @Option(names = "--stack-storage", paramLabel = "N",
-            description = "Stack-map entries (default: from rate and duration, 16384 to 32768).")
+            description = "Entries of each of the two stack maps (default 16384, as BCC).")
     int stackStorage;
 
     @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample.")
@@ -99,7 +99,7 @@ final class RecordCommand implements Callable<Integer> {
             throw new InputException(missing);
         }
         RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
-                includeIdle, perThread, delimited, annotate, stackStorage, 250);
+                includeIdle, perThread, delimited, annotate, stackStorage, 0);
         PrintWriter err = spec.commandLine().getErr();
         Profile profile = record(options, err, bpfStats);
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {

@@ -15,8 +15,8 @@ import java.util.List;
  * @param perThread      one root per thread ({@code comm-PID/TID}) instead of one per thread name
  * @param delimited      a {@code -} frame between user and kernel frames, as BCC's {@code profile -d}
  * @param annotate       a {@code _[k]} suffix on kernel frames, as BCC's {@code profile -a}
- * @param stackStorage   stack-map entries (0: sized from rate and duration)
- * @param drainMillis    how often the count map is read and emptied
+ * @param stackStorage   entries of each of the two stack maps (0: 16384)
+ * @param drainMillis    how often the count map is read and emptied (0: from rate and CPUs)
  */
 public record RecordOptions(int frequency, double seconds, List<Integer> pids, List<String> command,
                             boolean kernelStacks, boolean userStacks, boolean includeIdle, boolean perThread,
@@ -40,7 +40,7 @@ public record RecordOptions(int frequency, double seconds, List<Integer> pids, L
     /** Whole system, both stacks, 99 Hz, until stopped. */
     public static RecordOptions defaults() {
         return new RecordOptions(DEFAULT_FREQUENCY, 0, List.of(), List.of(), true, true, false, false, false, false,
-                0, 250);
+                0, 0);
     }
 
     public RecordOptions withSeconds(double s) {

@@ -16,9 +16,10 @@ import org.stackfold.record.bpf.PerfEvent;
 
 /**
  * The kernel side of a recording: the maps, the loaded {@link SamplingProgram} and its perf events.
- * Counts are drained (read and deleted atomically) so the count map never fills in a long recording;
- * stacks stay in the stack map for the whole recording, so a stack id read once means the same
- * stack until the end.
+ * A drain switches the program to the other stack map, waits for samples in flight, moves every
+ * count out of the count map (read and delete, atomically) with the stacks its key names, then
+ * empties the stack map it switched away from. No stack id is ever reused while a count names it,
+ * and neither map fills however long the recording.
  */
 public final class Sampler implements AutoCloseable {
     /** Hash-map entries for (pid, tid, stacks, comm) keys between two drains. */
@@ -30,7 +31,8 @@ public final class Sampler implements AutoCloseable {
     private final List<PerfEvent> events = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
     private final BpfMap counts;
-    private final BpfMap stacks;
+    private final BpfMap[] stacks = new BpfMap[2];
+    private int generation;
     private final BpfMap stats;
     private final BpfProgram program;
     private final int maxDepth;
@@ -45,7 +47,9 @@ public final class Sampler implements AutoCloseable {
         try {
             maxDepth = maxStackDepth();
             counts = own(BpfMap.create("sf_counts", Bpf.MAP_TYPE_HASH, SampleKey.SIZE, 8, COUNT_ENTRIES));
-            stacks = own(BpfMap.create("sf_stacks", Bpf.MAP_TYPE_STACK_TRACE, 4, maxDepth * 8, stackEntries));
+            for (int g = 0; g < 2; g++) {
+                stacks[g] = own(BpfMap.create("sf_stacks" + g, Bpf.MAP_TYPE_STACK_TRACE, 4, maxDepth * 8, stackEntries));
+            }
             stats = own(BpfMap.create("sf_stats", Bpf.MAP_TYPE_ARRAY, 4, 8, SamplingProgram.STATS));
             BpfMap pidFilter = null;
             if (!options.pids().isEmpty()) {
@@ -58,7 +62,8 @@ public final class Sampler implements AutoCloseable {
                 }
             }
             stackValue = arena.allocate(maxDepth * 8L, 8);
-            long[] insns = SamplingProgram.assemble(new SamplingProgram.Spec(counts.fd(), stacks.fd(), stats.fd(),
+            long[] insns = SamplingProgram.assemble(new SamplingProgram.Spec(counts.fd(), stacks[0].fd(), stacks[1].fd(),
+                    stats.fd(),
                     pidFilter == null ? -1 : pidFilter.fd(), options.includeIdle(), options.perThread(),
                     options.kernelStacks(), options.userStacks()));
             program = own(BpfProgram.load("sf_profile", Bpf.PROG_TYPE_PERF_EVENT, insns));
@@ -118,28 +123,50 @@ public final class Sampler implements AutoCloseable {
     }
 
     public int stackEntries() {
-        return stacks.maxEntries();
+        return stacks[0].maxEntries();
     }
 
-    /** Receives drained counts. */
+    /** Receives drained counts with their stacks' instruction pointers (leaf first; null: no stack). */
     public interface CountSink {
-        void accept(SampleKey key, long count) throws IOException;
+        void accept(SampleKey key, long count, long[] kernelStack, long[] userStack) throws IOException;
     }
 
-    /** Moves every count out of the kernel's map into {@code sink}. */
+    /** Moves every count out of the kernel's maps into {@code sink}. */
     public void drain(CountSink sink) throws IOException {
+        int old = generation;
+        generation ^= 1;
+        stackKey.set(ValueLayout.JAVA_INT, 0, SamplingProgram.STAT_GENERATION);
+        value.set(ValueLayout.JAVA_LONG, 0, generation);
+        stats.update(stackKey, value, Bpf.ANY);
+        // A sample that read the old generation finishes within microseconds (the program runs with
+        // preemption off); after this pause no sample writes to the old stack map.
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         while (counts.nextKey(null, key)) {
             if (counts.lookupAndDelete(key, value)) {
-                sink.accept(SampleKey.read(key), value.get(ValueLayout.JAVA_LONG, 0));
+                SampleKey k = SampleKey.read(key);
+                BpfMap map = stacks[k.generation() & 1];
+                sink.accept(k, value.get(ValueLayout.JAVA_LONG, 0), stack(map, k.kernelStack()),
+                        stack(map, k.userStack()));
             }
+        }
+        BpfMap done = stacks[old];
+        while (done.nextKey(null, stackKey)) {
+            done.delete(stackKey);
         }
     }
 
-    /** The instruction pointers of a stack id, leaf first, or null when the id is not in the map. */
-    public long[] stack(int id) throws ErrnoException {
+    /** The instruction pointers of a stack id, leaf first, or null for an error id or one not in the map. */
+    private long[] stack(BpfMap map, int id) throws ErrnoException {
+        if (id < 0) {
+            return null;
+        }
         stackKey.set(ValueLayout.JAVA_INT, 0, id);
         stackValue.fill((byte) 0);
-        if (!stacks.lookup(stackKey, stackValue)) {
+        if (!map.lookup(stackKey, stackValue)) {
             return null;
         }
         int n = 0;

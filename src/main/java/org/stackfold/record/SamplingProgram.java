@@ -9,6 +9,7 @@ import static org.stackfold.record.bpf.BpfAssembler.R4;
 import static org.stackfold.record.bpf.BpfAssembler.R6;
 import static org.stackfold.record.bpf.BpfAssembler.R7;
 import static org.stackfold.record.bpf.BpfAssembler.R8;
+import static org.stackfold.record.bpf.BpfAssembler.R9;
 
 import org.stackfold.record.bpf.Bpf;
 import org.stackfold.record.bpf.BpfAssembler;
@@ -20,20 +21,27 @@ import org.stackfold.record.bpf.ErrnoException;
  * {@link SampleKey} in a hash map. Counts that cannot be stored (the map is full) are counted in
  * {@link #STAT_LOST_FULL} of the stats array, so nothing is lost silently.
  *
- * <p>Stack layout below the frame pointer: the key at -32..-1, the count's initial value at -40,
- * scratch u32 keys (pid filter, stats index) at -44.
+ * <p>Stacks go to one of two stack maps, the one slot {@link #STAT_GENERATION} of the stats array
+ * names, and the key records which: the recorder switches maps before each drain and empties the
+ * other one afterwards, so a stack map only ever holds the stacks of one drain interval and its
+ * hash collisions (which drop stacks) stay rare however long the recording.
+ *
+ * <p>Stack layout below the frame pointer: the key at -40..-1, the count's initial value at -48,
+ * scratch u32 keys (pid filter, stats index) at -52.
  */
 public final class SamplingProgram {
     /** Stats array slot: samples lost because the count map was full. */
     public static final int STAT_LOST_FULL = 0;
-    public static final int STATS = 1;
+    /** Stats array slot: which stack map (0 or 1) samples use now. */
+    public static final int STAT_GENERATION = 1;
+    public static final int STATS = 2;
 
-    private static final int KEY = -32;
-    private static final int ONE = -40;
-    private static final int SCRATCH = -44;
+    private static final int KEY = -40;
+    private static final int ONE = -48;
+    private static final int SCRATCH = -52;
 
     /** What the program records; map descriptors are baked into its ld_imm64 instructions. */
-    public record Spec(int countsFd, int stacksFd, int statsFd, int pidFilterFd, boolean includeIdle,
+    public record Spec(int countsFd, int stacks0Fd, int stacks1Fd, int statsFd, int pidFilterFd, boolean includeIdle,
                        boolean perThread, boolean kernelStacks, boolean userStacks) {
     }
 
@@ -45,6 +53,8 @@ public final class SamplingProgram {
         BpfAssembler.Label out = a.label("out");
         BpfAssembler.Label insert = a.label("insert");
         BpfAssembler.Label lost = a.label("lost");
+        BpfAssembler.Label second = a.label("second");
+        BpfAssembler.Label stacksTaken = a.label("stacksTaken");
 
         a.mov(R6, R1); // the perf-event context, needed by get_stackid after other calls clobber R1
         a.call(Bpf.FUNC_GET_CURRENT_PID_TGID);
@@ -65,8 +75,19 @@ public final class SamplingProgram {
         } else {
             a.stW(R10, KEY + SampleKey.TID, 0);
         }
-        stackId(a, s.kernelStacks(), s.stacksFd(), 0, KEY + SampleKey.KERNEL_STACK);
-        stackId(a, s.userStacks(), s.stacksFd(), Bpf.F_USER_STACK, KEY + SampleKey.USER_STACK);
+        a.stW(R10, SCRATCH, STAT_GENERATION);
+        a.ldMapFd(R1, s.statsFd()).mov(R2, R10).addImm(R2, SCRATCH);
+        a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);
+        a.jeqImm(R0, 0, out);
+        a.ldxW(R9, R0, 0);
+        a.stxW(R10, KEY + SampleKey.GENERATION, R9);
+        a.stW(R10, KEY + SampleKey.PAD, 0);
+        a.jneImm(R9, 0, second);
+        stackIds(a, s, s.stacks0Fd());
+        a.ja(stacksTaken);
+        a.bind(second);
+        stackIds(a, s, s.stacks1Fd());
+        a.bind(stacksTaken);
         a.mov(R1, R10).addImm(R1, KEY + SampleKey.COMM).movImm(R2, SampleKey.COMM_LENGTH);
         a.call(Bpf.FUNC_GET_CURRENT_COMM);
 
@@ -90,6 +111,11 @@ public final class SamplingProgram {
         a.bind(out);
         a.movImm(R0, 0).exit();
         return a.build();
+    }
+
+    private static void stackIds(BpfAssembler a, Spec s, int stacksFd) {
+        stackId(a, s.kernelStacks(), stacksFd, 0, KEY + SampleKey.KERNEL_STACK);
+        stackId(a, s.userStacks(), stacksFd, Bpf.F_USER_STACK, KEY + SampleKey.USER_STACK);
     }
 
     /** key[slot] = bpf_get_stackid(ctx, stacks, flags), or -EFAULT ("no stack") when not wanted. */

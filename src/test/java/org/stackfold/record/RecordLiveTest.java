@@ -113,7 +113,7 @@ class RecordLiveTest {
             boolean idle = (v & 1) != 0, perThread = (v & 2) != 0, filter = (v & 4) != 0;
             boolean userOnly = (v & 8) != 0;
             RecordOptions o = new RecordOptions(99, 1, filter ? List.of(1, 2) : List.of(), List.of(), !userOnly, true,
-                    idle, perThread, false, false, 1024, 250);
+                    idle, perThread, false, false, 1024, 0);
             try (Sampler s = new Sampler(o, 1024)) {
                 assertThat(s.maxDepth()).isBetween(1, 127);
             }

@@ -16,15 +16,21 @@ class RecordUnitsTest {
     }
 
     @Test
-    void stackMapHoldsEightEntriesPerExpectedSampleWithinBounds() {
-        RecordOptions o = RecordOptions.defaults();
-        assertThat(Recorder.stackEntries(o.withSeconds(2), 2)).isEqualTo(16384); // 396 samples: the floor
-        assertThat(Recorder.stackEntries(o.withSeconds(20), 2)).isEqualTo(32768); // 3960 x 8, a power of two
-        assertThat(Recorder.stackEntries(o.withSeconds(3600), 64)).isEqualTo(32768); // the ceiling
-        assertThat(Recorder.stackEntries(o, 2)).isEqualTo(32768); // until stopped: sized for a minute
+    void stackMapsHaveBccsSizeUnlessGiven() {
+        assertThat(Recorder.stackEntries(RecordOptions.defaults())).isEqualTo(16384);
         RecordOptions fixed = new RecordOptions(99, 1, List.of(), List.of(), true, true, false, false, false, false,
-                4096, 250);
-        assertThat(Recorder.stackEntries(fixed, 2)).isEqualTo(4096);
+                4096, 0);
+        assertThat(Recorder.stackEntries(fixed)).isEqualTo(4096);
+    }
+
+    @Test
+    void drainsHoldAboutFiftySamples() {
+        RecordOptions o = RecordOptions.defaults();
+        assertThat(Recorder.drainMillis(o, 2)).isEqualTo(250); // 99 Hz x 2 CPUs: ~50 samples in 250 ms
+        assertThat(Recorder.drainMillis(new RecordOptions(999, 1, List.of(), List.of(), true, true, false, false,
+                false, false, 0, 0), 2)).isEqualTo(50);
+        assertThat(Recorder.drainMillis(new RecordOptions(99, 1, List.of(), List.of(), true, true, false, false,
+                false, false, 0, 120), 2)).isEqualTo(120);
     }
 
     @Test
@@ -36,7 +42,7 @@ class RecordUnitsTest {
     }
 
     private static SamplingProgram.Spec spec(int pidFilter, boolean idle, boolean perThread, boolean kernel, boolean user) {
-        return new SamplingProgram.Spec(3, 4, 5, pidFilter, idle, perThread, kernel, user);
+        return new SamplingProgram.Spec(3, 4, 6, 5, pidFilter, idle, perThread, kernel, user);
     }
 
     private static boolean contains(long[] insns, long word) {
@@ -79,11 +85,22 @@ class RecordUnitsTest {
     @Test
     void userOnlyStoresNoKernelStackAndPerThreadStoresTheTid() {
         long[] userOnly = SamplingProgram.assemble(spec(-1, false, false, false, true));
-        // *(u32 *)(r10 - 24) = -EFAULT: the kernel stack slot says "no stack"
-        assertThat(contains(userOnly, BpfAssembler.encode(0x62, BpfAssembler.R10, 0, -24, -14))).isTrue();
+        // *(u32 *)(r10 - 32) = -EFAULT: the kernel stack slot (key at -40, +8) says "no stack"
+        assertThat(contains(userOnly, BpfAssembler.encode(0x62, BpfAssembler.R10, 0, -32, -14))).isTrue();
         long[] perThread = SamplingProgram.assemble(spec(-1, false, true, true, true));
-        // *(u32 *)(r10 - 28) = r7: the low half of pid_tgid
-        assertThat(contains(perThread, BpfAssembler.encode(0x63, BpfAssembler.R10, BpfAssembler.R7, -28, 0))).isTrue();
+        // *(u32 *)(r10 - 36) = r7: the low half of pid_tgid
+        assertThat(contains(perThread, BpfAssembler.encode(0x63, BpfAssembler.R10, BpfAssembler.R7, -36, 0))).isTrue();
+    }
+
+    @Test
+    void stacksGoToTheMapTheGenerationNames() {
+        long[] insns = SamplingProgram.assemble(spec(-1, false, false, true, true));
+        long map0 = BpfAssembler.encode(0x18, BpfAssembler.R2, BpfAssembler.PSEUDO_MAP_FD, 0, 4);
+        long map1 = BpfAssembler.encode(0x18, BpfAssembler.R2, BpfAssembler.PSEUDO_MAP_FD, 0, 6);
+        assertThat(java.util.Arrays.stream(insns).filter(w -> w == map0).count()).isEqualTo(2); // kernel and user
+        assertThat(java.util.Arrays.stream(insns).filter(w -> w == map1).count()).isEqualTo(2);
+        // *(u32 *)(r10 - 8) = r9: the generation read from the stats map goes into the key
+        assertThat(contains(insns, BpfAssembler.encode(0x63, BpfAssembler.R10, BpfAssembler.R9, -8, 0))).isTrue();
     }
 
     @Test

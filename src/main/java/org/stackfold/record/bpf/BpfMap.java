@@ -87,6 +87,11 @@ public final class BpfMap implements AutoCloseable {
         return absentIsFalse(Bpf.MAP_GET_NEXT_KEY, key, next, 0, "iterating");
     }
 
+    /** Removes {@code key}; false when it was absent. */
+    public boolean delete(MemorySegment key) throws ErrnoException {
+        return absentIsFalse(Bpf.MAP_DELETE_ELEM, key, null, 0, "deleting from");
+    }
+
     public void update(MemorySegment key, MemorySegment value, long flags) throws ErrnoException {
         Syscalls.bpf(Bpf.MAP_UPDATE_ELEM, elemAttr(key, value, flags), "updating BPF map " + name);
     }
