@@ -46,7 +46,7 @@ final class DemoCommand implements Callable<Integer> {
                     seconds);
             out.flush();
             Profile recorded = RecordCommand.record(RecordOptions.defaults().withSeconds(seconds),
-                    spec.commandLine().getErr(), false);
+                    spec.commandLine().getErr(), false, false);
             if (recorded.tree().totalSamples() > 0) {
                 show(recorded, "This machine", "Flame Graph: this machine, " + seconds + " s (stackfold record)",
                         org.stackfold.render.flamegraph.Palette.HOT);

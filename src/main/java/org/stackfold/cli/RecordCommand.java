@@ -73,6 +73,9 @@ final class RecordCommand implements Callable<Integer> {
             description = "Entries of each of the two stack maps (default 16384, as BCC).")
     int stackStorage;
 
+    @Option(names = "--inline", description = "Add frames the compiler inlined (from DWARF debug info; costs CPU).")
+    boolean inline;
+
     @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample.")
     boolean bpfStats;
 
@@ -101,7 +104,7 @@ final class RecordCommand implements Callable<Integer> {
         RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
                 includeIdle, perThread, delimited, annotate, stackStorage, 0);
         PrintWriter err = spec.commandLine().getErr();
-        Profile profile = record(options, err, bpfStats);
+        Profile profile = record(options, err, bpfStats, inline);
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             if (format == null) {
                 FlameGraphOptions o = new FlameGraphOptions();
@@ -116,13 +119,14 @@ final class RecordCommand implements Callable<Integer> {
     }
 
     /** Records until done or until SIGINT/SIGTERM, which end the recording instead of the process. */
-    static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats) throws java.io.IOException {
+    static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline)
+            throws java.io.IOException {
         Recording recording = new Recording(options);
         SignalHandler stop = sig -> recording.stop();
         SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);
         SignalHandler oldTerm = Signal.handle(new Signal("TERM"), stop);
         try {
-            return recording.run(err, bpfStats).profile();
+            return recording.run(err, bpfStats, inline).profile();
         } finally {
             Signal.handle(new Signal("INT"), oldInt);
             Signal.handle(new Signal("TERM"), oldTerm);

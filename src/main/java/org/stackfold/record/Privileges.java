@@ -25,20 +25,20 @@ public final class Privileges {
     /** Null when recording can work here, else the one-line reason. */
     public static String missing() {
         if (!Syscalls.supportedPlatform()) {
-            return "stackfold record needs Linux on x86-64 (this is " + System.getProperty("os.name") + " on "
+            return "recording needs Linux on x86-64 (this is " + System.getProperty("os.name") + " on "
                     + System.getProperty("os.arch") + ")";
         }
         long caps = effectiveCapabilities();
         boolean admin = (caps >>> CAP_SYS_ADMIN & 1) != 0;
         boolean bpfAndPerfmon = (caps >>> CAP_BPF & 1) != 0 && (caps >>> CAP_PERFMON & 1) != 0;
         if (!admin && !bpfAndPerfmon) {
-            return "stackfold record needs CAP_BPF and CAP_PERFMON (or root): run it with sudo, or grant them with"
+            return "recording needs CAP_BPF and CAP_PERFMON (or root): run it with sudo, or grant them with"
                     + " 'sudo setcap cap_bpf,cap_perfmon+ep " + javaBinary() + "'" + sysctls();
         }
         try (BpfMap probe = BpfMap.create("sf_probe", Bpf.MAP_TYPE_ARRAY, 4, 8, 1)) {
             return null;
         } catch (ErrnoException e) {
-            return "stackfold record: the kernel refused bpf(2) (" + ErrnoException.name(e.errno())
+            return "recording: the kernel refused bpf(2) (" + ErrnoException.name(e.errno())
                     + "): a kernel without CONFIG_BPF_SYSCALL, or a sandbox (container seccomp profile) that blocks it"
                     + sysctls();
         }

@@ -24,9 +24,11 @@ public final class Recording {
         recorder.stop();
     }
 
-    /** Records, folds and prints the accounting on {@code err}. */
-    public StackFolder.Folded run(PrintWriter err, boolean measureProgram) throws IOException {
-        try (Symbolizer symbolizer = new Symbolizer(SymbolizerOptions.DEFAULT)) {
+    /** Records, folds and prints the accounting on {@code err}; {@code inline} adds inlined frames (DWARF). */
+    public StackFolder.Folded run(PrintWriter err, boolean measureProgram, boolean inline) throws IOException {
+        // Line numbers never reach folded names; inlined frames cost DWARF parsing, so they are asked for.
+        SymbolizerOptions symbols = new SymbolizerOptions(true, inline, false, false);
+        try (Symbolizer symbolizer = new Symbolizer(symbols)) {
             ProcessSnapshots processes = new ProcessSnapshots(symbolizer);
             Recorder.Result result = recorder.record(processes, measureProgram);
             processes.refreshJvms();
