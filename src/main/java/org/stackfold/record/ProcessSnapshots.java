@@ -6,6 +6,9 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.stackfold.symbolize.AddressSymbolizer;
 import org.stackfold.symbolize.Symbolizer;
 
@@ -17,6 +20,10 @@ import org.stackfold.symbolize.Symbolizer;
  * after it was first seen (most code is compiled early in a JVM's life, and each refresh reads the
  * whole map again) and when sampling stops, so a JVM that exits before the end keeps the names of
  * all but its most recent code.
+ *
+ * <p>All of this runs on a worker thread of its own, so that reading a burst of new processes never
+ * delays a drain (a late drain lets stack maps fill and collide). Map access is by that thread only
+ * until {@link #finish} has returned.
  */
 public final class ProcessSnapshots implements Recorder.Listener {
     static final long FIRST_JVM_REFRESH_NANOS = 2_000_000_000L;
@@ -26,12 +33,22 @@ public final class ProcessSnapshots implements Recorder.Listener {
     /** Live JVMs: pid to {next refresh time, interval}. */
     private final Map<Integer, long[]> jvms = new HashMap<>();
 
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "stackfold-snapshots");
+        t.setDaemon(true);
+        return t;
+    });
+
     public ProcessSnapshots(Symbolizer symbolizer) {
         this.symbolizer = symbolizer;
     }
 
     @Override
     public void newProcess(int pid) {
+        worker.execute(() -> take(pid));
+    }
+
+    private void take(int pid) {
         if (JvmPerfMap.isJvm(pid)) {
             jvms.put(pid, new long[] {System.nanoTime() + FIRST_JVM_REFRESH_NANOS, FIRST_JVM_REFRESH_NANOS});
             JvmPerfMap.request(pid);
@@ -41,6 +58,10 @@ public final class ProcessSnapshots implements Recorder.Listener {
 
     @Override
     public void drained() {
+        worker.execute(this::refreshDueJvms);
+    }
+
+    private void refreshDueJvms() {
         long now = System.nanoTime();
         for (Iterator<Map.Entry<Integer, long[]>> it = jvms.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Integer, long[]> e = it.next();
@@ -63,9 +84,21 @@ public final class ProcessSnapshots implements Recorder.Listener {
         }
     }
 
-    /** Fresh perf maps and snapshots of the JVMs still running. */
-    public void refreshJvms() {
-        jvms.keySet().removeIf(pid -> !refresh(pid));
+    /**
+     * Takes the snapshots still queued, then fresh perf maps and snapshots of the JVMs still running;
+     * returns when all is done.
+     */
+    public void finish() {
+        worker.execute(() -> jvms.keySet().removeIf(pid -> !refresh(pid)));
+        worker.shutdown();
+        try {
+            while (!worker.awaitTermination(1, TimeUnit.MINUTES)) {
+                // keep waiting: the profile needs every snapshot
+            }
+        } catch (InterruptedException e) {
+            worker.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** A fresh perf map and snapshot of one JVM; false once it has exited (its last snapshot stays). */

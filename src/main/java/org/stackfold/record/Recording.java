@@ -31,7 +31,7 @@ public final class Recording {
         try (Symbolizer symbolizer = new Symbolizer(symbols)) {
             ProcessSnapshots processes = new ProcessSnapshots(symbolizer);
             Recorder.Result result = recorder.record(processes, measureProgram);
-            processes.refreshJvms();
+            processes.finish();
             StackFolder.Folded folded = new StackFolder(options, symbolizer, processes, result.drained(),
                     result.maxDepth()).fold();
             folded.accounting().print(err, options.frequency(), result, processes.processes());

@@ -37,6 +37,8 @@ public final class Sampler implements AutoCloseable {
     private final BpfProgram program;
     private final int maxDepth;
     private final MemorySegment key = arena.allocate(SampleKey.SIZE, 8);
+    private final MemorySegment nextKey = arena.allocate(SampleKey.SIZE, 8);
+    private final MemorySegment nextStackKey = arena.allocate(4, 8);
     private final MemorySegment value = arena.allocate(8, 8);
     private final MemorySegment stackKey = arena.allocate(4, 8);
     private final MemorySegment stackValue;
@@ -145,18 +147,37 @@ public final class Sampler implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        while (counts.nextKey(null, key)) {
+        // Keys are listed first and deleted after: get_next_key from NULL scans the table from its
+        // first bucket, so "delete the first key" in a loop would cost buckets x keys.
+        for (byte[] k : keys(counts, key, nextKey)) {
+            MemorySegment.copy(k, 0, key, ValueLayout.JAVA_BYTE, 0, k.length);
             if (counts.lookupAndDelete(key, value)) {
-                SampleKey k = SampleKey.read(key);
-                BpfMap map = stacks[k.generation() & 1];
-                sink.accept(k, value.get(ValueLayout.JAVA_LONG, 0), stack(map, k.kernelStack()),
-                        stack(map, k.userStack()));
+                SampleKey sk = SampleKey.read(key);
+                BpfMap map = stacks[sk.generation() & 1];
+                sink.accept(sk, value.get(ValueLayout.JAVA_LONG, 0), stack(map, sk.kernelStack()),
+                        stack(map, sk.userStack()));
             }
         }
         BpfMap done = stacks[old];
-        while (done.nextKey(null, stackKey)) {
+        for (byte[] id : keys(done, stackKey, nextStackKey)) {
+            MemorySegment.copy(id, 0, stackKey, ValueLayout.JAVA_BYTE, 0, id.length);
             done.delete(stackKey);
         }
+    }
+
+    /** Every key of a map, in one walk ({@code a} and {@code b} are scratch key buffers). */
+    private static List<byte[]> keys(BpfMap map, MemorySegment a, MemorySegment b) throws ErrnoException {
+        List<byte[]> keys = new ArrayList<>();
+        MemorySegment cur = a, next = b;
+        boolean more = map.nextKey(null, cur);
+        while (more) {
+            keys.add(cur.toArray(ValueLayout.JAVA_BYTE));
+            more = map.nextKey(cur, next);
+            MemorySegment t = cur;
+            cur = next;
+            next = t;
+        }
+        return keys;
     }
 
     /** The instruction pointers of a stack id, leaf first, or null for an error id or one not in the map. */

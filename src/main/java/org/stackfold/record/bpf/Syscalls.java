@@ -23,6 +23,8 @@ public final class Syscalls {
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(StructLayout.PathElement.groupElement("errno"));
     private static final MethodHandle SYSCALL;
+    /** errno lands here; one per thread, reused (a drain makes thousands of calls). */
+    private static final ThreadLocal<MemorySegment> STATE = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
 
     static {
         Linker linker = Linker.nativeLinker();
@@ -45,8 +47,8 @@ public final class Syscalls {
 
     /** Calls {@code syscall(nr, a...)}; returns its non-negative result or throws with the errno. */
     public static long call(String what, long nr, long a1, long a2, long a3, long a4, long a5) throws ErrnoException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE);
+        try {
+            MemorySegment state = STATE.get();
             long r = (long) SYSCALL.invokeExact(state, nr, a1, a2, a3, a4, a5);
             if (r < 0) {
                 throw new ErrnoException(what, (int) ERRNO.get(state, 0L));
