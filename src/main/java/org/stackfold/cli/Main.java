@@ -32,6 +32,7 @@ import picocli.CommandLine.Command;
                 FlamegraphCommand.class,
                 DemoCommand.class,
                 RecordCommand.class,
+                SymbolizeCommand.class,
                 CommandLine.HelpCommand.class
         },
         footer = {"", "Inputs may be gzip-compressed and may be '-' for standard input.",

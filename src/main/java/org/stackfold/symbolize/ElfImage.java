@@ -3,12 +3,15 @@ package org.stackfold.symbolize;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.stackfold.io.InputException;
 import org.stackfold.model.FrameKind;
 
 /**
  * One ELF file with what symbolizing it needs, each part loaded on first use: the separate debug
  * file, the symbol table (the debug file's {@code .symtab} when there is one, as binutils does) and
- * the DWARF index. Shared by every process that maps the file; thread-safe.
+ * the DWARF index. A part that turns out corrupt is left out (a bad DWARF section leaves symbol names;
+ * a bad symbol table leaves addresses unknown), so one broken file never stops a profile's other
+ * frames. Shared by every process that maps the file; thread-safe.
  */
 final class ElfImage {
     final String module;
@@ -19,6 +22,7 @@ final class ElfImage {
     private ElfFile debug;
     private volatile SymbolTable symbols;
     private volatile boolean symbolsResolved;
+    private volatile java.util.Map<String, Integer> symbolsByName;
     private volatile DwarfIndex dwarf;
     private volatile boolean dwarfResolved;
 
@@ -56,9 +60,17 @@ final class ElfImage {
                     ElfFile d = debugFile();
                     SymbolTable t = null;
                     if (d != null && d.sectionOfType(ElfFile.SHT_SYMTAB) >= 0) {
-                        t = SymbolTable.of(d);
+                        try {
+                            t = SymbolTable.of(d);
+                        } catch (InputException e) {
+                            t = null;
+                        }
                     }
-                    symbols = t != null && !t.dynamic ? t : SymbolTable.of(elf);
+                    try {
+                        symbols = t != null && !t.dynamic ? t : SymbolTable.of(elf);
+                    } catch (InputException e) {
+                        symbols = null; // a corrupt symbol table: addresses of this file stay unknown
+                    }
                     symbolsResolved = true;
                 }
             }
@@ -66,12 +78,45 @@ final class ElfImage {
         return symbols;
     }
 
+    /**
+     * The function symbol called {@code name}: its linkage name, its demangled name or that name
+     * without parameters (perf prints any of them); -1 when there is none.
+     */
+    int symbolNamed(String name) {
+        java.util.Map<String, Integer> m = symbolsByName;
+        if (m == null) {
+            synchronized (this) {
+                m = symbolsByName;
+                if (m == null) {
+                    m = new java.util.HashMap<>();
+                    SymbolTable t = symbols();
+                    for (int i = 0; t != null && i < t.count(); i++) {
+                        if (t.isFunction(i)) {
+                            String raw = t.name(i);
+                            m.putIfAbsent(raw, i);
+                            String d = Names.INSTANCE.demangle(raw);
+                            m.putIfAbsent(d, i);
+                            m.putIfAbsent(Names.stripParameters(d), i);
+                        }
+                    }
+                    symbolsByName = m;
+                }
+            }
+        }
+        Integer i = m.get(name);
+        return i == null ? -1 : i;
+    }
+
     /** The DWARF index of the file (or of its debug file), or null without DWARF. */
     DwarfIndex dwarf() {
         if (!dwarfResolved) {
             synchronized (this) {
                 if (!dwarfResolved) {
-                    dwarf = DwarfIndex.of(dwarfFile());
+                    try {
+                        dwarf = DwarfIndex.of(dwarfFile());
+                    } catch (InputException e) {
+                        dwarf = null; // corrupt DWARF: names from the symbol table only
+                    }
                     dwarfResolved = true;
                 }
             }

@@ -52,8 +52,8 @@ final class ProcessSnapshot implements AddressSymbolizer {
      * Snapshots process {@code pid} under {@code proc} (normally /proc), with its perf map looked
      * up as {@code perfMapDir/perf-PID.map}.
      */
-    static ProcessSnapshot take(int pid, Path proc, Path perfMapDir, ImageCache cache, SymbolizerOptions options)
-            throws IOException {
+    static ProcessSnapshot take(int pid, Path proc, Path perfMapDir, ImageCache cache, SymbolizerOptions options,
+                                boolean askJvm) throws IOException {
         Path dir = proc.resolve(Integer.toString(pid));
         byte[] text;
         try {
@@ -78,11 +78,36 @@ final class ProcessSnapshot implements AddressSymbolizer {
         PerfMap perfMap = null;
         if (anyAnonymous) {
             Path map = perfMapDir.resolve("perf-" + pid + ".map");
+            if (askJvm && maps.stream().anyMatch(m -> m.path().endsWith("/libjvm.so"))) {
+                JvmPerfMap.request(pid, dir);
+            }
             if (Files.isReadable(map)) {
                 perfMap = PerfMap.load(map);
             }
         }
         return new ProcessSnapshot(pid, maps, images, perfMap, options);
+    }
+
+    /**
+     * A snapshot from a saved copy of /proc/PID/maps: files are opened by their paths (they must
+     * still be the files the process mapped), anonymous memory is named by {@code perfMap} if given.
+     */
+    static ProcessSnapshot fromMaps(Path maps, Path perfMap, ImageCache cache, SymbolizerOptions options)
+            throws IOException {
+        List<ProcessMaps.Mapping> mappings = ProcessMaps.parseExecutable(Files.readAllBytes(maps), maps.toString());
+        mappings.sort((a, b) -> Long.compareUnsigned(a.start(), b.start()));
+        ElfImage[] images = new ElfImage[mappings.size()];
+        for (int i = 0; i < images.length; i++) {
+            ProcessMaps.Mapping m = mappings.get(i);
+            if (!m.anonymous() && !m.special() && !m.deleted()) {
+                try {
+                    images[i] = cache.image(Path.of(m.path()), m.path(), Path.of(m.path()));
+                } catch (IOException | InputException e) {
+                    images[i] = null;
+                }
+            }
+        }
+        return new ProcessSnapshot(-1, mappings, images, perfMap == null ? null : PerfMap.load(perfMap), options);
     }
 
     /** Opens a mapped file through map_files (works for deleted files and other mount namespaces), then fallbacks. */

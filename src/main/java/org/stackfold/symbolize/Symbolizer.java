@@ -1,7 +1,6 @@
 package org.stackfold.symbolize;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -33,6 +32,7 @@ public final class Symbolizer implements AutoCloseable {
     private final ImageCache images;
     private final Map<Integer, ProcessSnapshot> processes = new ConcurrentHashMap<>();
     private volatile KernelSymbols kernel;
+    private volatile boolean askJvms = true;
 
     public Symbolizer(SymbolizerOptions options) {
         this(options, Path.of("/proc"), Path.of("/tmp"), List.of(Path.of("/usr/lib/debug")));
@@ -74,23 +74,74 @@ public final class Symbolizer implements AutoCloseable {
      * keeps working after the process exits. Later calls return the cached snapshot.
      */
     public AddressSymbolizer process(int pid) throws IOException {
-        try {
-            return processes.computeIfAbsent(pid, p -> {
-                try {
-                    return ProcessSnapshot.take(p, proc, perfMapDir, images, options);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
+        ProcessSnapshot known = processes.get(pid);
+        if (known != null) {
+            return known;
         }
+        // taken outside the map's locks (it may wait for a JVM's jcmd); a racing caller's copy is dropped
+        ProcessSnapshot fresh = ProcessSnapshot.take(pid, proc, perfMapDir, images, options, askJvms);
+        ProcessSnapshot raced = processes.putIfAbsent(pid, fresh);
+        return raced != null ? raced : fresh;
+    }
+
+    /**
+     * A process's addresses through a saved copy of its /proc/PID/maps (taken while it lived), its
+     * files opened by path; {@code perfMap} (may be null) names anonymous executable memory.
+     */
+    public AddressSymbolizer maps(Path mapsFile, Path perfMap) throws IOException {
+        return ProcessSnapshot.fromMaps(mapsFile, perfMap, images, options);
+    }
+
+    /**
+     * Whether a snapshot of a JVM asks it to write its perf map first ({@code jcmd PID
+     * Compiler.perfmap}, default on): JIT code moves, so the map must be as new as the profile.
+     */
+    public Symbolizer askJvmsForPerfMaps(boolean ask) {
+        askJvms = ask;
+        return this;
     }
 
     /** Addresses of one ELF file, as virtual addresses of that file (what addr2line -e takes). */
     public AddressSymbolizer elf(Path file) throws IOException {
         ElfImage image = image(file);
         return address -> image.frames(address, FrameKind.NATIVE, options, Names.INSTANCE);
+    }
+
+    /**
+     * The frames of {@code function+offset} in an ELF file, as {@code perf script} prints a frame
+     * (linkage or demangled name, with or without parameters); empty when the file cannot be read
+     * or has no such function. Lets {@code collapse perf --inline} expand inlined frames without
+     * knowing where the file was loaded.
+     */
+    public List<SymbolFrame> symbolizeFunction(Path file, String function, long offset) {
+        try {
+            ElfImage image = image(file);
+            int s = image.symbolNamed(function);
+            if (s < 0) {
+                return List.of();
+            }
+            return image.frames(image.symbols().start[s] + offset, FrameKind.NATIVE, options, Names.INSTANCE);
+        } catch (IOException | InputException e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * The frames of a runtime address in a position-dependent executable (ELF type EXEC, which is
+     * loaded at its link addresses), for frames a profiler left {@code [unknown]}; empty for other
+     * files (their load address is not known) or when nothing covers the address.
+     */
+    public List<SymbolFrame> symbolizeExecutableAddress(Path file, long address) {
+        try {
+            ElfImage image = image(file);
+            if (image.elf.type != 2) {
+                return List.of();
+            }
+            List<SymbolFrame> frames = image.frames(address, FrameKind.NATIVE, options, Names.INSTANCE);
+            return frames.getLast().function().equals(UNKNOWN) ? List.of() : frames;
+        } catch (IOException | InputException e) {
+            return List.of();
+        }
     }
 
     /** The cached image of an ELF file on disk. */

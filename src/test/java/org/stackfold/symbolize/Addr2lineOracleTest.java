@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The oracle: for thousands of addresses inside functions, {@link Addr2line} prints exactly what
@@ -29,6 +33,40 @@ class Addr2lineOracleTest {
         assertThat(compare(program, addresses)).isGreaterThan(500);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"-gdwarf-4", "-gdwarf-5"})
+    void everyByteOfTheTestProgramBuiltWithEachDwarfVersion(String version, @TempDir Path dir) throws IOException {
+        Path source = dir.resolve("inline.c");
+        Files.copy(NativeTools.program().resolveSibling("inline.c"), source);
+        Path program = dir.resolve("inline" + version);
+        NativeTools.run(List.of("gcc", "-g", version, "-O2", "-o", program.toString(), source.toString()));
+        List<Long> addresses = new ArrayList<>();
+        for (NativeTools.NmSymbol s : NativeTools.nmText(program, false)) {
+            for (long a = s.address(); a < s.address() + Math.max(s.size(), 1); a++) {
+                addresses.add(a);
+            }
+        }
+        assertThat(compare(program, addresses)).isGreaterThan(500);
+    }
+
+    @Test
+    void everyByteOfACxxProgram(@TempDir Path dir) throws IOException {
+        NativeTools.require("g++");
+        Path source = dir.resolve("inline.cpp");
+        try (var in = Addr2lineOracleTest.class.getResourceAsStream("/symbolize/inline.cpp")) {
+            Files.copy(in, source);
+        }
+        Path program = dir.resolve("inlinecpp");
+        NativeTools.run(List.of("g++", "-g", "-O2", "-o", program.toString(), source.toString()));
+        List<Long> addresses = new ArrayList<>();
+        for (NativeTools.NmSymbol s : NativeTools.nmText(program, false)) {
+            for (long a = s.address(); a < s.address() + s.size(); a++) {
+                addresses.add(a);
+            }
+        }
+        assertThat(compare(program, addresses)).isGreaterThan(1000);
+    }
+
     @Test
     void libcWithItsSeparateDebugFile() throws IOException {
         assumeThat(LIBC).as("libc6 at " + LIBC).exists();
@@ -37,6 +75,21 @@ class Addr2lineOracleTest {
                     .isNotNull();
             List<Long> addresses = inside(NativeTools.nmText(Path.of(s.image(LIBC).debugFile().name), false), 4000, 1);
             assertThat(compare(LIBC, addresses)).isGreaterThan(3000);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/lib/x86_64-linux-gnu/libm.so.6", "/lib64/ld-linux-x86-64.so.2",
+            "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/jvm/temurin-25-jdk-amd64/lib/server/libjvm.so"})
+    void otherSystemLibraries(String path) throws IOException {
+        Path file = Path.of(path);
+        assumeThat(file).as(path).exists();
+        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT)) {
+            ElfImage image = s.image(file);
+            Path symbols = image.debugFile() != null ? Path.of(image.debugFile().name) : file;
+            boolean dynamic = image.symbols().dynamic;
+            List<Long> addresses = inside(NativeTools.nmText(symbols, dynamic), 1500, path.length());
+            assertThat(compare(file, addresses)).isEqualTo(1500);
         }
     }
 

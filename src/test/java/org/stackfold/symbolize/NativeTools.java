@@ -24,6 +24,7 @@ final class NativeTools {
         assumeTrue(onPath(tool), tool + " is not installed (apt-get install "
                 + switch (tool) {
                     case "gcc" -> "gcc";
+                    case "g++" -> "g++";
                     case "eu-addr2line" -> "elfutils";
                     case "perf" -> "linux-perf";
                     default -> "binutils";
