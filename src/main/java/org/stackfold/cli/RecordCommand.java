@@ -111,7 +111,8 @@ final class RecordCommand implements Callable<Integer> {
                 o.title = "CPU Flame Graph (stackfold record)";
                 FlameGraph.render(profile, o, out.stream(), w -> err.println("stackfold: warning: " + w));
             } else {
-                format.write(profile, out.stream(), FormatOptions.none().set("name", "stackfold record"));
+                format.write(profile, out.stream(), FormatOptions.none().set("name", "stackfold record")
+                        .set("tachyon.interval", Math.max(1, 1_000_000 / frequency)));
             }
             out.commit();
         }

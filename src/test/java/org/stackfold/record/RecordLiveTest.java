@@ -156,6 +156,18 @@ class RecordLiveTest {
     }
 
     @Test
+    void otherOutputFormatsKeepTheStacks() throws IOException {
+        for (String ext : List.of("pb.gz", "bin", "speedscope.json")) {
+            Path out = dir.resolve("command." + ext);
+            Run r = stackfold("record", "-F", HZ, "-o", out.toString(), "--", workload.toString(), "10");
+            assertThat(r.code()).as(r.err()).isZero();
+            Run back = stackfold("convert", out.toString());
+            assertThat(back.code()).as(back.err()).isZero();
+            assertThat(folded(back.out()).keySet()).as(ext).anyMatch(s -> s.contains(WORKLOAD) && s.endsWith(";main;heavy"));
+        }
+    }
+
+    @Test
     void agreesWithPerfRecord() throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/perf")), "perf is not installed (apt-get install linux-perf)");
         Path data = dir.resolve("perf.data");
