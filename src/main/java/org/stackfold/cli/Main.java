@@ -42,6 +42,7 @@ public final class Main implements Runnable {
             CollapseCommand.class,
             FlamegraphCommand.class,
             ViewCommand.class,
+            RecordCommand.class,
             SymbolizeCommand.class,
             DemoCommand.class);
 

@@ -153,7 +153,7 @@ class CliTest {
     @Test
     void demoRunsOnTheBundledExample() {
         Path svg = dir.resolve("demo.svg");
-        Run r = run("demo", "-o", svg.toString());
+        Run r = run("demo", "--bundled", "-o", svg.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("FUNCTION").contains("samples");
     }

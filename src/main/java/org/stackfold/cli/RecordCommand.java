@@ -1,0 +1,140 @@
+package org.stackfold.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.format.Formats;
+import org.stackfold.format.ProfileFormat;
+import org.stackfold.io.AtomicOutput;
+import org.stackfold.io.InputException;
+import org.stackfold.model.Profile;
+import org.stackfold.record.Privileges;
+import org.stackfold.record.RecordOptions;
+import org.stackfold.record.Recording;
+import org.stackfold.render.flamegraph.FlameGraph;
+import org.stackfold.render.flamegraph.FlameGraphOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
+
+@Command(name = "record", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Record a CPU profile with eBPF, as BCC's profile -f does: stacks counted in the kernel,",
+                "symbolized while processes live. The whole system by default, or given processes, or a command",
+                "with all its children. Needs root or CAP_BPF and CAP_PERFMON. Ctrl-C or SIGTERM ends the",
+                "recording and still writes the profile; a summary of what was lost goes to stderr."},
+        footer = {"", "Output by OUT's name: .folded (default, stdout), .svg, .bin (Tachyon), .pb.gz (pprof), "
+                + ".speedscope.json.",
+                "", "Examples:",
+                "  sudo stackfold record -d 10 -o cpu.svg",
+                "  sudo stackfold record -p 1234,5678 -d 30 -o server.folded",
+                "  sudo stackfold record -o build.svg -- make -j2",
+                "  sudo stackfold record -F 999 -d 5 --delimited --annotate > bcc-like.folded"})
+final class RecordCommand implements Callable<Integer> {
+    @Option(names = {"-F", "--frequency"}, paramLabel = "HZ", description = "Samples a second on each CPU (default ${DEFAULT-VALUE}).")
+    int frequency = RecordOptions.DEFAULT_FREQUENCY;
+
+    @Option(names = {"-d", "--duration"}, paramLabel = "SECONDS",
+            description = "Stop after this long (default: until Ctrl-C, or until the processes exit).")
+    double seconds;
+
+    @Option(names = {"-p", "--pid"}, paramLabel = "PID", split = ",", description = "Record only these processes.")
+    List<Integer> pids = new ArrayList<>();
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Output file (default: folded on stdout).")
+    String output;
+
+    @Option(names = "--to", paramLabel = "FORMAT", description = "Output format (default: by OUT's name, else folded).")
+    String to;
+
+    @Option(names = {"-U", "--user-only"}, description = "User stacks only.")
+    boolean userOnly;
+
+    @Option(names = {"-K", "--kernel-only"}, description = "Kernel stacks only.")
+    boolean kernelOnly;
+
+    @Option(names = {"-I", "--include-idle"}, description = "Keep the idle tasks' samples (pid 0, swapper/N).")
+    boolean includeIdle;
+
+    @Option(names = "--per-thread", description = "One root per thread, comm-PID/TID, instead of one per thread name.")
+    boolean perThread;
+
+    @Option(names = "--delimited", description = "A '-' frame between user and kernel frames (BCC profile -d).")
+    boolean delimited;
+
+    @Option(names = {"-a", "--annotate"}, description = "Append _[k] to kernel frames (BCC profile -a).")
+    boolean annotate;
+
+    @Option(names = "--stack-storage", paramLabel = "N",
+            description = "Entries of each of the two stack maps (default 16384, as BCC).")
+    int stackStorage;
+
+    @Option(names = "--inline", description = "Add frames the compiler inlined (from DWARF debug info; costs CPU).")
+    boolean inline;
+
+    @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample.")
+    boolean bpfStats;
+
+    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command to run and record, after --.")
+    List<String> command = new ArrayList<>();
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        if (userOnly && kernelOnly) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--user-only and --kernel-only exclude each other");
+        }
+        if (!pids.isEmpty() && !command.isEmpty()) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give -p PIDS or a command, not both");
+        }
+        ProfileFormat format = svg() ? null : Formats.forOutput(output, to, "folded");
+        if (format != null && !format.canWrite()) {
+            throw new InputException("format " + format.name() + " cannot be written");
+        }
+        String missing = Privileges.missing();
+        if (missing != null) {
+            throw new InputException(missing);
+        }
+        RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
+                includeIdle, perThread, delimited, annotate, stackStorage, 0);
+        PrintWriter err = spec.commandLine().getErr();
+        Profile profile = record(options, err, bpfStats, inline);
+        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
+            if (format == null) {
+                FlameGraphOptions o = new FlameGraphOptions();
+                o.title = "CPU Flame Graph (stackfold record)";
+                FlameGraph.render(profile, o, out.stream(), w -> err.println("stackfold: warning: " + w));
+            } else {
+                format.write(profile, out.stream(), FormatOptions.none().set("name", "stackfold record")
+                        .set("tachyon.interval", Math.max(1, 1_000_000 / frequency)));
+            }
+            out.commit();
+        }
+        return 0;
+    }
+
+    /** Records until done or until SIGINT/SIGTERM, which end the recording instead of the process. */
+    static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline)
+            throws java.io.IOException {
+        Recording recording = new Recording(options);
+        SignalHandler stop = sig -> recording.stop();
+        SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);
+        SignalHandler oldTerm = Signal.handle(new Signal("TERM"), stop);
+        try {
+            return recording.run(err, bpfStats, inline).profile();
+        } finally {
+            Signal.handle(new Signal("INT"), oldInt);
+            Signal.handle(new Signal("TERM"), oldTerm);
+        }
+    }
+
+    private boolean svg() {
+        return to == null ? output != null && output.toLowerCase(java.util.Locale.ROOT).endsWith(".svg") : to.equals("svg");
+    }
+}

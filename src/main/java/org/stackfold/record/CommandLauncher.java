@@ -1,0 +1,58 @@
+package org.stackfold.record;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.stackfold.io.InputException;
+import org.stackfold.record.bpf.ErrnoException;
+import org.stackfold.record.bpf.Syscalls;
+
+/**
+ * Starts a command stopped, so that its perf events (inherited by every task it creates) are in
+ * place before its first instruction: a shell stops itself with SIGSTOP, the recorder attaches to
+ * it, sends SIGCONT, and the shell execs the command in place (same pid).
+ */
+final class CommandLauncher {
+    private static final int SIGCONT = 18;
+    private static final String STOP_THEN_EXEC = "kill -STOP $$; exec \"$@\"";
+
+    private CommandLauncher() {
+    }
+
+    static Process startStopped(List<String> command) throws IOException {
+        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", STOP_THEN_EXEC, "sh"));
+        argv.addAll(command);
+        Process p = new ProcessBuilder(argv).inheritIO().start();
+        Path stat = Path.of("/proc/" + p.pid() + "/stat");
+        while (p.isAlive()) {
+            if (state(stat) == 'T') {
+                return p;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+                throw new InputException("interrupted while starting " + command.getFirst());
+            }
+        }
+        throw new InputException("could not start " + String.join(" ", command) + " (exit code " + p.exitValue() + ")");
+    }
+
+    static void resume(Process p) throws ErrnoException {
+        Syscalls.kill((int) p.pid(), SIGCONT);
+    }
+
+    /** The state letter of /proc/PID/stat (after the parenthesised comm, which may hold spaces). */
+    private static char state(Path stat) {
+        try {
+            String s = ProcFiles.read(stat);
+            int close = s.lastIndexOf(')');
+            return close >= 0 && close + 2 < s.length() ? s.charAt(close + 2) : '?';
+        } catch (IOException e) {
+            return '?';
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package org.stackfold.record;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.stackfold.record.bpf.BpfProgram;
+import org.stackfold.record.bpf.ErrnoException;
+
+/**
+ * Runs a recording: sets up the {@link Sampler}, attaches it to the whole system, the given
+ * processes or a command it starts, drains the counts every {@link RecordOptions#drainMillis} until
+ * the time is up, the processes are gone or {@link #stop} is called, and keeps what it drained.
+ * Each process is announced to the {@link Listener} the first time it is seen, while it still
+ * lives, so that its memory maps can be read.
+ */
+public final class Recorder {
+    /** Learns of each new process as it is drained (still on the drain thread). */
+    public interface Listener {
+        void newProcess(int pid);
+
+        /** After each drain, on the drain thread. */
+        default void drained() {
+        }
+    }
+
+    /** What a recording produced. */
+    public record Result(Drained drained, int maxDepth, int stackEntries, int cpus, double seconds,
+                         BpfProgram.RunStats programStats) {
+    }
+
+    private final RecordOptions options;
+    private final AtomicBoolean stop = new AtomicBoolean();
+
+    public Recorder(RecordOptions options) {
+        this.options = options;
+    }
+
+    /** Ends the recording at the next check (within ~50 ms); safe from a signal handler's thread. */
+    public void stop() {
+        stop.set(true);
+    }
+
+    public Result record(Listener listener, boolean measureProgram) throws IOException {
+        int cpus = OnlineCpus.read().size();
+        Drained drained = new Drained();
+        Set<Integer> seen = new HashSet<>();
+        try (Sampler sampler = new Sampler(options, stackEntries(options))) {
+            if (measureProgram) {
+                sampler.enableRunTimeStats();
+            }
+            Process child = null;
+            if (!options.command().isEmpty()) {
+                child = CommandLauncher.startStopped(options.command());
+                try {
+                    sampler.attachTaskTree((int) child.pid(), options.frequency());
+                } catch (IOException e) {
+                    child.destroyForcibly();
+                    throw e;
+                }
+                CommandLauncher.resume(child);
+            } else {
+                sampler.attachAllCpus(options.frequency());
+            }
+            long start = System.nanoTime();
+            long deadline = options.seconds() > 0 ? start + (long) (options.seconds() * 1e9) : Long.MAX_VALUE;
+            long windowStart = 0;
+            long interval = drainMillis(options, cpus);
+            while (!stop.get() && System.nanoTime() < deadline && targetsAlive(child)) {
+                pause(Math.min(interval, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)), child);
+                long now = (System.nanoTime() - start) / 1000;
+                drainInto(sampler, drained, new Drained.Window(windowStart, now, new HashMap<>()), seen, listener);
+                windowStart = now;
+            }
+            sampler.stop();
+            long end = (System.nanoTime() - start) / 1000;
+            drainInto(sampler, drained, new Drained.Window(windowStart, end, new HashMap<>()), seen, listener);
+            drained.lostToFullCountMap(sampler.lostToFullCountMap());
+            if (child != null && child.isAlive()) {
+                child.destroy(); // as perf record does: the command does not outlive its recording
+            }
+            return new Result(drained, sampler.maxDepth(), sampler.stackEntries(), cpus, end / 1e6,
+                    measureProgram ? sampler.programStats() : null);
+        }
+    }
+
+    /** Sleeps about {@code millis}, waking early for a stop request or the command's exit. */
+    private void pause(long millis, Process child) {
+        long until = System.nanoTime() + millis * 1_000_000;
+        while (!stop.get() && System.nanoTime() < until && targetsAlive(child)) {
+            try {
+                Thread.sleep(Math.min(50, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
+            } catch (InterruptedException e) {
+                stop.set(true);
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private boolean targetsAlive(Process child) {
+        if (child != null) {
+            return child.isAlive();
+        }
+        if (options.pids().isEmpty()) {
+            return true;
+        }
+        for (int pid : options.pids()) {
+            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void drainInto(Sampler sampler, Drained drained, Drained.Window window, Set<Integer> seen,
+                                  Listener listener) throws IOException {
+        Map<SampleKey, Long> counts = window.counts();
+        sampler.drain((key, count, kernelIps, userIps) -> {
+            SampleKey k = key.withStacks(ownId(drained, key.kernelStack(), kernelIps),
+                    ownId(drained, key.userStack(), userIps));
+            counts.merge(k, count, Long::sum);
+            if (k.userStack() >= 0 && seen.add(k.pid())) {
+                listener.newProcess(k.pid());
+            }
+        });
+        drained.add(window);
+        listener.drained();
+    }
+
+    /** The recorder's id of a drained stack; errors stay as they are, and a vanished id becomes -ENOENT. */
+    private static int ownId(Drained drained, int kernelId, long[] ips) {
+        if (kernelId < 0) {
+            return kernelId;
+        }
+        return ips == null ? -ErrnoException.ENOENT : drained.intern(ips);
+    }
+
+    /**
+     * Entries of each of the two stack maps. A stack map is a hash table indexed by stack hash that
+     * drops a stack whose bucket is taken (EEXIST), so the share lost is about (distinct stacks in
+     * one drain interval) / (2 x entries): BCC's default of 16384 keeps it near 0.3% for the ~100
+     * stacks of a 250 ms interval at 99 Hz on 2 CPUs (faster rates drain more often, see
+     * {@link #drainMillis}). Each 127-frame entry costs about 1 KiB of kernel memory.
+     */
+    static int stackEntries(RecordOptions o) {
+        return o.stackStorage() > 0 ? o.stackStorage() : 16384;
+    }
+
+    /** The drain interval: as given, else about 50 samples an interval, between 50 and 250 ms. */
+    static long drainMillis(RecordOptions o, int cpus) {
+        if (o.drainMillis() > 0) {
+            return o.drainMillis();
+        }
+        return Math.max(50, Math.min(250, 50_000L / ((long) o.frequency() * cpus)));
+    }
+
+    /** For a listener that needs nothing. */
+    public static final Listener IGNORE = pid -> { };
+}

@@ -1,0 +1,236 @@
+package org.stackfold.record;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.stackfold.record.bpf.Bpf;
+import org.stackfold.record.bpf.BpfMap;
+import org.stackfold.record.bpf.BpfProgram;
+import org.stackfold.record.bpf.ErrnoException;
+import org.stackfold.record.bpf.PerfEvent;
+
+/**
+ * The kernel side of a recording: the maps, the loaded {@link SamplingProgram} and its perf events.
+ * A drain switches the program to the other stack map, waits for samples in flight, moves every
+ * count out of the count map (read and delete, atomically) with the stacks its key names, then
+ * empties the stack map it switched away from. No stack id is ever reused while a count names it,
+ * and neither map fills however long the recording.
+ */
+public final class Sampler implements AutoCloseable {
+    /** Hash-map entries for (pid, tid, stacks, comm) keys between two drains. */
+    static final int COUNT_ENTRIES = 40960;
+    static final int PID_FILTER_ENTRIES = 4096;
+    private static final int MAX_DEPTH_LIMIT = 127;
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final List<PerfEvent> events = new ArrayList<>();
+    private final Arena arena = Arena.ofShared();
+    private final BpfMap counts;
+    private final BpfMap[] stacks = new BpfMap[2];
+    private int generation;
+    private final BpfMap stats;
+    private final BpfProgram program;
+    private final int maxDepth;
+    private final MemorySegment key = arena.allocate(SampleKey.SIZE, 8);
+    private final MemorySegment nextKey = arena.allocate(SampleKey.SIZE, 8);
+    private final MemorySegment nextStackKey = arena.allocate(4, 8);
+    private final MemorySegment value = arena.allocate(8, 8);
+    private final MemorySegment stackKey = arena.allocate(4, 8);
+    private final MemorySegment stackValue;
+    private int statsFd = -1;
+
+    /** Sets up maps and program for {@code options}; {@link #attach} then starts sampling. */
+    public Sampler(RecordOptions options, int stackEntries) throws IOException {
+        try {
+            maxDepth = maxStackDepth();
+            counts = own(BpfMap.create("sf_counts", Bpf.MAP_TYPE_HASH, SampleKey.SIZE, 8, COUNT_ENTRIES));
+            for (int g = 0; g < 2; g++) {
+                stacks[g] = own(BpfMap.create("sf_stacks" + g, Bpf.MAP_TYPE_STACK_TRACE, 4, maxDepth * 8, stackEntries));
+            }
+            stats = own(BpfMap.create("sf_stats", Bpf.MAP_TYPE_ARRAY, 4, 8, SamplingProgram.STATS));
+            BpfMap pidFilter = null;
+            if (!options.pids().isEmpty()) {
+                pidFilter = own(BpfMap.create("sf_pids", Bpf.MAP_TYPE_HASH, 4, 4, PID_FILTER_ENTRIES));
+                MemorySegment one = arena.allocate(4, 8);
+                one.set(ValueLayout.JAVA_INT, 0, 1);
+                for (int pid : options.pids()) {
+                    stackKey.set(ValueLayout.JAVA_INT, 0, pid);
+                    pidFilter.update(stackKey, one, Bpf.ANY);
+                }
+            }
+            stackValue = arena.allocate(maxDepth * 8L, 8);
+            long[] insns = SamplingProgram.assemble(new SamplingProgram.Spec(counts.fd(), stacks[0].fd(), stacks[1].fd(),
+                    stats.fd(),
+                    pidFilter == null ? -1 : pidFilter.fd(), options.includeIdle(), options.perThread(),
+                    options.kernelStacks(), options.userStacks()));
+            program = own(BpfProgram.load("sf_profile", Bpf.PROG_TYPE_PERF_EVENT, insns));
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private <T extends AutoCloseable> T own(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    /** Samples every task on every online CPU. */
+    public void attachAllCpus(int frequency) throws IOException {
+        for (int cpu : OnlineCpus.read()) {
+            attach(PerfEvent.cpuClock(-1, cpu, frequency, false));
+        }
+    }
+
+    /** Samples one task and every task it creates from now on, on whatever CPU they run. */
+    public void attachTaskTree(int pid, int frequency) throws IOException {
+        attach(PerfEvent.cpuClock(pid, -1, frequency, true));
+    }
+
+    private void attach(PerfEvent e) throws ErrnoException {
+        events.add(e);
+        e.attach(program);
+        e.enable();
+    }
+
+    /** Times the program in the kernel from now on (BPF_ENABLE_STATS); {@link #programStats} reads it. */
+    public void enableRunTimeStats() throws ErrnoException {
+        statsFd = BpfProgram.enableRunTimeStats();
+    }
+
+    public BpfProgram.RunStats programStats() throws ErrnoException {
+        return program.runStats();
+    }
+
+    /** Stops sampling; the maps stay readable. */
+    public void stop() {
+        for (PerfEvent e : events) {
+            try {
+                e.disable();
+            } catch (ErrnoException ignored) {
+                // Closing below stops the event too.
+            }
+            e.close();
+        }
+        events.clear();
+    }
+
+    public int maxDepth() {
+        return maxDepth;
+    }
+
+    public int stackEntries() {
+        return stacks[0].maxEntries();
+    }
+
+    /** Receives drained counts with their stacks' instruction pointers (leaf first; null: no stack). */
+    public interface CountSink {
+        void accept(SampleKey key, long count, long[] kernelStack, long[] userStack) throws IOException;
+    }
+
+    /** Moves every count out of the kernel's maps into {@code sink}. */
+    public void drain(CountSink sink) throws IOException {
+        int old = generation;
+        generation ^= 1;
+        stackKey.set(ValueLayout.JAVA_INT, 0, SamplingProgram.STAT_GENERATION);
+        value.set(ValueLayout.JAVA_LONG, 0, generation);
+        stats.update(stackKey, value, Bpf.ANY);
+        // A sample that read the old generation finishes within microseconds (the program runs with
+        // preemption off); after this pause no sample writes to the old stack map.
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        // Keys are listed first and deleted after: get_next_key from NULL scans the table from its
+        // first bucket, so "delete the first key" in a loop would cost buckets x keys.
+        for (byte[] k : keys(counts, key, nextKey)) {
+            MemorySegment.copy(k, 0, key, ValueLayout.JAVA_BYTE, 0, k.length);
+            if (counts.lookupAndDelete(key, value)) {
+                SampleKey sk = SampleKey.read(key);
+                BpfMap map = stacks[sk.generation() & 1];
+                sink.accept(sk, value.get(ValueLayout.JAVA_LONG, 0), stack(map, sk.kernelStack()),
+                        stack(map, sk.userStack()));
+            }
+        }
+        BpfMap done = stacks[old];
+        for (byte[] id : keys(done, stackKey, nextStackKey)) {
+            MemorySegment.copy(id, 0, stackKey, ValueLayout.JAVA_BYTE, 0, id.length);
+            done.delete(stackKey);
+        }
+    }
+
+    /** Every key of a map, in one walk ({@code a} and {@code b} are scratch key buffers). */
+    private static List<byte[]> keys(BpfMap map, MemorySegment a, MemorySegment b) throws ErrnoException {
+        List<byte[]> keys = new ArrayList<>();
+        MemorySegment cur = a, next = b;
+        boolean more = map.nextKey(null, cur);
+        while (more) {
+            keys.add(cur.toArray(ValueLayout.JAVA_BYTE));
+            more = map.nextKey(cur, next);
+            MemorySegment t = cur;
+            cur = next;
+            next = t;
+        }
+        return keys;
+    }
+
+    /** The instruction pointers of a stack id, leaf first, or null for an error id or one not in the map. */
+    private long[] stack(BpfMap map, int id) throws ErrnoException {
+        if (id < 0) {
+            return null;
+        }
+        stackKey.set(ValueLayout.JAVA_INT, 0, id);
+        stackValue.fill((byte) 0);
+        if (!map.lookup(stackKey, stackValue)) {
+            return null;
+        }
+        int n = 0;
+        while (n < maxDepth && stackValue.getAtIndex(ValueLayout.JAVA_LONG, n) != 0) {
+            n++;
+        }
+        long[] ips = new long[n];
+        MemorySegment.copy(stackValue, ValueLayout.JAVA_LONG, 0, ips, 0, n);
+        return ips;
+    }
+
+    /** Samples the program could not count because the count map was full. */
+    public long lostToFullCountMap() throws ErrnoException {
+        stackKey.set(ValueLayout.JAVA_INT, 0, SamplingProgram.STAT_LOST_FULL);
+        return stats.lookup(stackKey, value) ? value.get(ValueLayout.JAVA_LONG, 0) : 0;
+    }
+
+    /** kernel.perf_event_max_stack, at most 127 (get_stackid refuses a map deeper than the sysctl). */
+    static int maxStackDepth() throws IOException {
+        Path p = Path.of("/proc/sys/kernel/perf_event_max_stack");
+        if (!Files.isReadable(p)) {
+            return MAX_DEPTH_LIMIT;
+        }
+        return Math.max(1, Math.min(MAX_DEPTH_LIMIT, Integer.parseInt(ProcFiles.read(p).strip())));
+    }
+
+    @Override
+    public void close() {
+        stop();
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception ignored) {
+                // Only descriptors: closing cannot fail in a way the user could act on.
+            }
+        }
+        resources.clear();
+        if (statsFd >= 0) {
+            org.stackfold.record.bpf.Syscalls.close(statsFd);
+            statsFd = -1;
+        }
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package org.stackfold.record;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.stackfold.model.FrameKind;
+import org.stackfold.model.Profile;
+import org.stackfold.model.Timeline;
+import org.stackfold.record.bpf.ErrnoException;
+import org.stackfold.symbolize.AddressSymbolizer;
+import org.stackfold.symbolize.SymbolFrame;
+import org.stackfold.symbolize.Symbolizer;
+
+/**
+ * Turns drained counts into a profile, BCC {@code profile -f}'s way: {@code comm;user frames root to
+ * leaf;kernel frames root to leaf}, with {@code [Missed User Stack]}/{@code [Missed Kernel Stack]}
+ * where the kernel could not store a stack, an optional {@code -} between the two parts and
+ * {@code _[k]} on kernel frames. Each distinct stack is symbolized once (kernel stacks by id, user
+ * stacks by process and id). The profile gets a timeline at drain resolution: the kernel only
+ * counts, so samples of one drain window are spread evenly over it.
+ */
+public final class StackFolder {
+    static final String MISSED_USER = "[Missed User Stack]";
+    static final String MISSED_KERNEL = "[Missed Kernel Stack]";
+    static final String DELIMITER = "-";
+    static final String KERNEL_SUFFIX = "_[k]";
+    /** Functions where a complete user stack begins: program and thread entry points. */
+    static final Set<String> STACK_ROOTS = Set.of("_start", "__libc_start_main", "__libc_start_call_main",
+            "__libc_start_main_impl", "start_thread", "clone", "clone3", "__clone", "__clone3", "thread_start");
+
+    private final RecordOptions options;
+    private final Symbolizer symbolizer;
+    private final ProcessSnapshots processes;
+    private final Drained drained;
+    private final int maxDepth;
+    private final Profile profile = new Profile();
+    private final Map<Integer, int[]> kernelStacks = new HashMap<>();
+    private final Map<Long, UserStack> userStacks = new HashMap<>();
+    private final Accounting.Builder accounting = new Accounting.Builder();
+    private AddressSymbolizer kernel;
+    private boolean kernelTried;
+
+    private record UserStack(int[] frames, boolean truncated) {
+    }
+
+    public StackFolder(RecordOptions options, Symbolizer symbolizer, ProcessSnapshots processes, Drained drained,
+                       int maxDepth) {
+        this.options = options;
+        this.symbolizer = symbolizer;
+        this.processes = processes;
+        this.drained = drained;
+        this.maxDepth = maxDepth;
+    }
+
+    /** The folded profile (with its timeline) and what the recording lost or could not trust. */
+    public record Folded(Profile profile, Accounting accounting) {
+    }
+
+    public Folded fold() {
+        Timeline timeline = new Timeline("microseconds");
+        Map<SampleKey, Integer> nodes = new HashMap<>();
+        for (Drained.Window w : drained.windows()) {
+            List<long[]> samples = new ArrayList<>(); // {time, thread, node}
+            for (Map.Entry<SampleKey, Long> e : w.counts().entrySet()) {
+                SampleKey key = e.getKey();
+                long count = e.getValue();
+                Integer node = nodes.get(key);
+                if (node == null) {
+                    int[] stack = frames(key, count);
+                    node = profile.tree().path(stack, 0, stack.length);
+                    nodes.put(key, node);
+                } else {
+                    account(key, count);
+                }
+                profile.tree().addSelf(node, count);
+                long thread = options.perThread() ? key.tid() : key.pid();
+                for (long i = 0; i < count; i++) {
+                    long t = w.fromMicros() + (w.toMicros() - w.fromMicros()) * (2 * i + 1) / (2 * count);
+                    samples.add(new long[] {t, thread, node});
+                }
+            }
+            samples.sort((a, b) -> Long.compare(a[0], b[0]));
+            for (long[] s : samples) {
+                timeline.add(s[1], 0, s[0], 0, (int) s[2]);
+            }
+        }
+        profile.setTimeline(timeline);
+        accounting.lostToFullCountMap(drained.lostToFullCountMap());
+        return new Folded(profile, accounting.build());
+    }
+
+    /** The frame ids of a key's stack, root first. */
+    private int[] frames(SampleKey key, long count) {
+        int n = 0;
+        String root = options.perThread() ? key.comm() + "-" + key.pid() + "/" + key.tid() : key.comm();
+        int[] user = userFrames(key);
+        int[] kernel = kernelFrames(key.kernelStack());
+        int[] out = new int[2 + user.length + kernel.length];
+        out[n++] = profile.frames().frame(root.isEmpty() ? "[unknown]" : root, FrameKind.SYNTHETIC);
+        for (int f : user) {
+            out[n++] = f;
+        }
+        if (options.delimited() && key.userStack() >= 0 && key.kernelStack() >= 0) {
+            out[n++] = profile.frames().frame(DELIMITER, FrameKind.SYNTHETIC);
+        }
+        for (int f : kernel) {
+            out[n++] = f;
+        }
+        account(key, count);
+        return Arrays.copyOf(out, n);
+    }
+
+    private void account(SampleKey key, long count) {
+        accounting.samples(count);
+        accounting.stackError(true, key.kernelStack(), count);
+        accounting.stackError(false, key.userStack(), count);
+        if (key.userStack() >= 0) {
+            UserStack u = userStacks.get(userKey(key));
+            long[] ips = drained.stack(key.userStack());
+            if (u != null && u.truncated()) {
+                accounting.truncatedUser(count);
+            }
+            if (ips != null && ips.length >= maxDepth) {
+                accounting.atDepthLimit(count);
+            }
+        }
+    }
+
+    private static long userKey(SampleKey key) {
+        return (long) key.pid() << 32 | (key.userStack() & 0xffffffffL);
+    }
+
+    private int[] userFrames(SampleKey key) {
+        int id = key.userStack();
+        if (id < 0) {
+            return missed(id, MISSED_USER, FrameKind.NATIVE);
+        }
+        UserStack cached = userStacks.get(userKey(key));
+        if (cached != null) {
+            return cached.frames();
+        }
+        long[] ips = drained.stack(id);
+        AddressSymbolizer process = processes.of(key.pid());
+        List<Integer> frames = new ArrayList<>();
+        boolean truncated = true;
+        if (ips != null) {
+            for (int i = ips.length - 1; i >= 0; i--) {
+                List<SymbolFrame> symbols = symbolize(process, ips[i], FrameKind.NATIVE);
+                if (i == ips.length - 1) {
+                    truncated = !startsStack(symbols.getLast());
+                }
+                addRootFirst(symbols, frames, false);
+            }
+        } else {
+            frames.add(profile.frames().frame(MISSED_USER, FrameKind.SYNTHETIC));
+        }
+        UserStack u = new UserStack(toArray(frames), truncated);
+        userStacks.put(userKey(key), u);
+        return u.frames();
+    }
+
+    private static boolean startsStack(SymbolFrame outermost) {
+        String module = outermost.module() == null ? "" : outermost.module();
+        return STACK_ROOTS.contains(outermost.function()) || module.contains("/libc.so") || module.contains("/ld-linux");
+    }
+
+    private int[] kernelFrames(int id) {
+        if (id < 0) {
+            return missed(id, MISSED_KERNEL, FrameKind.KERNEL);
+        }
+        int[] cached = kernelStacks.get(id);
+        if (cached != null) {
+            return cached;
+        }
+        long[] ips = drained.stack(id);
+        List<Integer> frames = new ArrayList<>();
+        if (ips == null) {
+            frames.add(profile.frames().frame(MISSED_KERNEL, FrameKind.SYNTHETIC));
+        } else {
+            AddressSymbolizer k = kernel();
+            for (int i = ips.length - 1; i >= 0; i--) {
+                addRootFirst(symbolize(k, ips[i], FrameKind.KERNEL), frames, options.annotate());
+            }
+        }
+        int[] f = toArray(frames);
+        kernelStacks.put(id, f);
+        return f;
+    }
+
+    /** No frames for "no such stack" (-EFAULT: a user-mode sample's kernel stack, a kernel thread's user stack). */
+    private int[] missed(int id, String name, FrameKind kind) {
+        if (id == -ErrnoException.EFAULT) {
+            return new int[0];
+        }
+        return new int[] {profile.frames().frame(name, FrameKind.SYNTHETIC)};
+    }
+
+    private AddressSymbolizer kernel() {
+        if (!kernelTried) {
+            kernelTried = true;
+            try {
+                kernel = symbolizer.kernel();
+            } catch (IOException | RuntimeException e) {
+                kernel = null; // no /proc/kallsyms to read: kernel frames stay [unknown]
+            }
+        }
+        return kernel;
+    }
+
+    private static List<SymbolFrame> symbolize(AddressSymbolizer s, long ip, FrameKind kind) {
+        if (s != null) {
+            try {
+                return s.symbolize(ip);
+            } catch (RuntimeException e) {
+                // a damaged file behind one mapping: this frame stays [unknown]
+            }
+        }
+        return List.of(new SymbolFrame("[unknown]", 0, null, 0, kind, null, false));
+    }
+
+    /** One address's frames are innermost first (inlined ones before their container): add them reversed. */
+    private void addRootFirst(List<SymbolFrame> symbols, List<Integer> out, boolean annotate) {
+        for (int j = symbols.size() - 1; j >= 0; j--) {
+            SymbolFrame s = symbols.get(j);
+            String name = annotate && s.kind() == FrameKind.KERNEL ? s.function() + KERNEL_SUFFIX : s.function();
+            out.add(profile.frames().frame(name, s.inlined() ? FrameKind.INLINED : s.kind()));
+        }
+    }
+
+    private static int[] toArray(List<Integer> frames) {
+        int[] a = new int[frames.size()];
+        Arrays.setAll(a, frames::get);
+        return a;
+    }
+}

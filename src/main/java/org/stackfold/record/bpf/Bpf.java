@@ -1,0 +1,42 @@
+package org.stackfold.record.bpf;
+
+/** bpf(2) command numbers, map and program types, helper ids and flags (include/uapi/linux/bpf.h). */
+public final class Bpf {
+    public static final int MAP_CREATE = 0;
+    public static final int MAP_LOOKUP_ELEM = 1;
+    public static final int MAP_UPDATE_ELEM = 2;
+    public static final int MAP_DELETE_ELEM = 3;
+    public static final int MAP_GET_NEXT_KEY = 4;
+    public static final int PROG_LOAD = 5;
+    public static final int OBJ_GET_INFO_BY_FD = 15;
+    public static final int MAP_LOOKUP_AND_DELETE_ELEM = 21;
+    public static final int ENABLE_STATS = 32;
+
+    /** The size of {@code union bpf_attr} passed; the kernel accepts it as long as unknown tails are zero. */
+    public static final int ATTR_SIZE = 144;
+
+    public static final int MAP_TYPE_HASH = 1;
+    public static final int MAP_TYPE_ARRAY = 2;
+    public static final int MAP_TYPE_STACK_TRACE = 7;
+    public static final int PROG_TYPE_PERF_EVENT = 7;
+
+    public static final int FUNC_MAP_LOOKUP_ELEM = 1;
+    public static final int FUNC_MAP_UPDATE_ELEM = 2;
+    public static final int FUNC_GET_CURRENT_PID_TGID = 14;
+    public static final int FUNC_GET_CURRENT_COMM = 16;
+    /** GPL-only: the program's licence must be "GPL". */
+    public static final int FUNC_GET_STACKID = 27;
+
+    /** bpf_get_stackid: walk the user stack instead of the kernel's. */
+    public static final int F_USER_STACK = 0x100;
+    /** map_update_elem: only insert, fail with EEXIST when the key is there. */
+    public static final int NOEXIST = 1;
+    /** map_update_elem: insert or replace. */
+    public static final int ANY = 0;
+
+    /** BPF_STATS_RUN_TIME for ENABLE_STATS. */
+    public static final int STATS_RUN_TIME = 0;
+
+    private Bpf() {
+    }
+}

@@ -1,0 +1,117 @@
+package org.stackfold.record.bpf;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A BPF map this process created, read and written through raw bpf(2) commands. Not thread-safe:
+ * one thread drains a map (the attribute buffer is reused).
+ */
+public final class BpfMap implements AutoCloseable {
+    private final String name;
+    private final int fd;
+    private final int keySize;
+    private final int valueSize;
+    private final int maxEntries;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment attr = arena.allocate(Bpf.ATTR_SIZE, 8);
+
+    private BpfMap(String name, int fd, int keySize, int valueSize, int maxEntries) {
+        this.name = name;
+        this.fd = fd;
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+        this.maxEntries = maxEntries;
+    }
+
+    /** BPF_MAP_CREATE: {@code map_type@0 key_size@4 value_size@8 max_entries@12 map_flags@16 map_name[16]@28}. */
+    public static BpfMap create(String name, int type, int keySize, int valueSize, int maxEntries) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(Bpf.ATTR_SIZE, 8);
+            attr.set(ValueLayout.JAVA_INT, 0, type);
+            attr.set(ValueLayout.JAVA_INT, 4, keySize);
+            attr.set(ValueLayout.JAVA_INT, 8, valueSize);
+            attr.set(ValueLayout.JAVA_INT, 12, maxEntries);
+            byte[] n = name.getBytes(StandardCharsets.US_ASCII);
+            MemorySegment.copy(n, 0, attr, ValueLayout.JAVA_BYTE, 28, Math.min(n.length, 15));
+            int fd = (int) Syscalls.bpf(Bpf.MAP_CREATE, attr, "creating BPF map " + name + " (" + maxEntries
+                    + " entries of " + valueSize + " bytes)");
+            return new BpfMap(name, fd, keySize, valueSize, maxEntries);
+        }
+    }
+
+    public int fd() {
+        return fd;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int keySize() {
+        return keySize;
+    }
+
+    public int valueSize() {
+        return valueSize;
+    }
+
+    public int maxEntries() {
+        return maxEntries;
+    }
+
+    /** {@code map_fd@0 key@8 value|next_key@16 flags@24}. */
+    private MemorySegment elemAttr(MemorySegment key, MemorySegment value, long flags) {
+        attr.fill((byte) 0);
+        attr.set(ValueLayout.JAVA_INT, 0, fd);
+        attr.set(ValueLayout.JAVA_LONG, 8, key == null ? 0 : key.address());
+        attr.set(ValueLayout.JAVA_LONG, 16, value == null ? 0 : value.address());
+        attr.set(ValueLayout.JAVA_LONG, 24, flags);
+        return attr;
+    }
+
+    /** Copies the value of {@code key} into {@code value}; false when the key is absent. */
+    public boolean lookup(MemorySegment key, MemorySegment value) throws ErrnoException {
+        return absentIsFalse(Bpf.MAP_LOOKUP_ELEM, key, value, 0, "looking up");
+    }
+
+    /** Atomically reads and removes {@code key}; false when it is absent (hash maps, Linux 5.14 and later). */
+    public boolean lookupAndDelete(MemorySegment key, MemorySegment value) throws ErrnoException {
+        return absentIsFalse(Bpf.MAP_LOOKUP_AND_DELETE_ELEM, key, value, 0, "draining");
+    }
+
+    /** The key after {@code key} (the first key when null) into {@code next}; false at the end. */
+    public boolean nextKey(MemorySegment key, MemorySegment next) throws ErrnoException {
+        return absentIsFalse(Bpf.MAP_GET_NEXT_KEY, key, next, 0, "iterating");
+    }
+
+    /** Removes {@code key}; false when it was absent. */
+    public boolean delete(MemorySegment key) throws ErrnoException {
+        return absentIsFalse(Bpf.MAP_DELETE_ELEM, key, null, 0, "deleting from");
+    }
+
+    public void update(MemorySegment key, MemorySegment value, long flags) throws ErrnoException {
+        Syscalls.bpf(Bpf.MAP_UPDATE_ELEM, elemAttr(key, value, flags), "updating BPF map " + name);
+    }
+
+    private boolean absentIsFalse(int cmd, MemorySegment key, MemorySegment value, long flags, String what)
+            throws ErrnoException {
+        try {
+            Syscalls.bpf(cmd, elemAttr(key, value, flags), what + " BPF map " + name);
+            return true;
+        } catch (ErrnoException e) {
+            if (e.errno() == ErrnoException.ENOENT) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        Syscalls.close(fd);
+        arena.close();
+    }
+}

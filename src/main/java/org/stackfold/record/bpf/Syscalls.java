@@ -1,0 +1,86 @@
+package org.stackfold.record.bpf;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The raw Linux x86-64 system calls the recorder needs, through libc's variadic {@code syscall(2)}
+ * with errno captured. No libbpf: every structure is laid out by hand (offsets in docs/record.md).
+ */
+public final class Syscalls {
+    public static final long SYS_IOCTL = 16;
+    public static final long SYS_KILL = 62;
+    public static final long SYS_PERF_EVENT_OPEN = 298;
+    public static final long SYS_BPF = 321;
+    private static final long SYS_CLOSE = 3;
+
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(StructLayout.PathElement.groupElement("errno"));
+    private static final MethodHandle SYSCALL;
+    /** errno lands here; one per thread, reused (a drain makes thousands of calls). */
+    private static final ThreadLocal<MemorySegment> STATE = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
+
+    static {
+        Linker linker = Linker.nativeLinker();
+        MemorySegment fn = linker.defaultLookup().find("syscall")
+                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no syscall()"));
+        ValueLayout.OfLong l = ValueLayout.JAVA_LONG;
+        SYSCALL = linker.downcallHandle(fn, FunctionDescriptor.of(l, l, l, l, l, l, l),
+                Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
+    }
+
+    private Syscalls() {
+    }
+
+    /** Whether this platform can run the recorder at all (Linux on x86-64: the syscall numbers above). */
+    public static boolean supportedPlatform() {
+        String os = System.getProperty("os.name", "");
+        String arch = System.getProperty("os.arch", "");
+        return os.equals("Linux") && (arch.equals("amd64") || arch.equals("x86_64"));
+    }
+
+    /** Calls {@code syscall(nr, a...)}; returns its non-negative result or throws with the errno. */
+    public static long call(String what, long nr, long a1, long a2, long a3, long a4, long a5) throws ErrnoException {
+        try {
+            MemorySegment state = STATE.get();
+            long r = (long) SYSCALL.invokeExact(state, nr, a1, a2, a3, a4, a5);
+            if (r < 0) {
+                throw new ErrnoException(what, (int) ERRNO.get(state, 0L));
+            }
+            return r;
+        } catch (ErrnoException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("syscall " + nr + " failed to link", t);
+        }
+    }
+
+    public static long bpf(int cmd, MemorySegment attr, String what) throws ErrnoException {
+        return call(what, SYS_BPF, cmd, attr.address(), attr.byteSize(), 0, 0);
+    }
+
+    public static void ioctl(int fd, long request, long arg, String what) throws ErrnoException {
+        call(what, SYS_IOCTL, fd, request, arg, 0, 0);
+    }
+
+    public static void kill(int pid, int signal) throws ErrnoException {
+        call("kill(" + pid + ", " + signal + ")", SYS_KILL, pid, signal, 0, 0, 0);
+    }
+
+    /** Closes a descriptor, ignoring errors: only ever called on descriptors this process opened. */
+    public static void close(int fd) {
+        if (fd >= 0) {
+            try {
+                call("close", SYS_CLOSE, fd, 0, 0, 0, 0);
+            } catch (ErrnoException ignored) {
+                // Nothing useful to do about a failed close of a BPF or perf descriptor.
+            }
+        }
+    }
+}
