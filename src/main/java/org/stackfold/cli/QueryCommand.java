@@ -102,8 +102,7 @@ final class QueryCommand implements Callable<Integer> {
         if (!target.canWrite()) {
             throw new InputException("format " + target.name() + " cannot be written");
         }
-        try (AtomicOutput out = target.writesCompressed() ? AtomicOutput.openUncompressed(output, Main.stdout())
-                : AtomicOutput.open(output, Main.stdout())) {
+        try (AtomicOutput out = Outputs.open(output, target)) {
             target.write(p, out.stream(), org.stackfold.format.FormatOptions.none());
             out.commit();
         }

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.Formats;
+import org.stackfold.render.viewer.ViewerData;
+import org.stackfold.render.viewer.ViewerPage;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.io.AtomicOutput;
 import org.stackfold.io.InputException;
@@ -27,7 +29,7 @@ import sun.misc.SignalHandler;
                 "symbolized while processes live. The whole system by default, or given processes, or a command",
                 "with all its children. Needs root or CAP_BPF and CAP_PERFMON. Ctrl-C or SIGTERM ends the",
                 "recording and still writes the profile; a summary of what was lost goes to stderr."},
-        footer = {"", "Output by OUT's name: .folded (default, stdout), .svg, .bin (Tachyon), .pb.gz (pprof), "
+        footer = {"", "Output by OUT's name: .folded (default, stdout), .svg, .html (the interactive viewer), .bin (Tachyon), .pb.gz (pprof), "
                 + ".speedscope.json.",
                 "", "Examples:",
                 "  sudo stackfold record -d 10 -o cpu.svg",
@@ -93,7 +95,7 @@ final class RecordCommand implements Callable<Integer> {
         if (!pids.isEmpty() && !command.isEmpty()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give -p PIDS or a command, not both");
         }
-        ProfileFormat format = svg() ? null : Formats.forOutput(output, to, "folded");
+        ProfileFormat format = svg() || html() ? null : Formats.forOutput(output, to, "folded");
         if (format != null && !format.canWrite()) {
             throw new InputException("format " + format.name() + " cannot be written");
         }
@@ -105,8 +107,11 @@ final class RecordCommand implements Callable<Integer> {
                 includeIdle, perThread, delimited, annotate, stackStorage, 0);
         PrintWriter err = spec.commandLine().getErr();
         Profile profile = record(options, err, bpfStats, inline);
-        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
-            if (format == null) {
+        try (AtomicOutput out = format == null ? AtomicOutput.open(output, Main.stdout()) : Outputs.open(output, format)) {
+            if (html()) {
+                ViewerPage.write(ViewerData.of(profile), new ViewerPage.Options("CPU profile (stackfold record)",
+                        java.util.List.of("stackfold record")), out.stream());
+            } else if (format == null) {
                 FlameGraphOptions o = new FlameGraphOptions();
                 o.title = "CPU Flame Graph (stackfold record)";
                 FlameGraph.render(profile, o, out.stream(), w -> err.println("stackfold: warning: " + w));
@@ -132,6 +137,11 @@ final class RecordCommand implements Callable<Integer> {
             Signal.handle(new Signal("INT"), oldInt);
             Signal.handle(new Signal("TERM"), oldTerm);
         }
+    }
+
+    /** The interactive viewer: .html, or --to html. */
+    private boolean html() {
+        return to == null ? output != null && output.toLowerCase(java.util.Locale.ROOT).endsWith(".html") : to.equals("html");
     }
 
     private boolean svg() {

@@ -165,6 +165,10 @@ class RecordLiveTest {
             assertThat(back.code()).as(back.err()).isZero();
             assertThat(folded(back.out()).keySet()).as(ext).anyMatch(s -> s.contains(WORKLOAD) && s.endsWith(";main;heavy"));
         }
+        Path html = dir.resolve("command.html");
+        Run r = stackfold("record", "-F", HZ, "-o", html.toString(), "--", workload.toString(), "10");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(Files.readString(html)).startsWith("<!DOCTYPE html>").contains("stackfold record");
     }
 
     @Test
