@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
                 "  perf script | stackfold collapse perf - > out.folded",
                 "  stackfold collapse perf --pid --kernel perf.txt -o out.folded"})
 final class CollapseCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "FORMAT", description = "Input format: perf, dtrace, ... or guess.")
+    @Parameters(index = "0", paramLabel = "FORMAT", description = "Input format: perf, dtrace, jstack, gdb, go, ... or guess (see docs/collapse.md).")
     String format;
 
     @Parameters(index = "1", paramLabel = "IN", defaultValue = "-", description = "Input file (default stdin).")
@@ -33,11 +33,14 @@ final class CollapseCommand implements Callable<Integer> {
     @Option(names = "--lenient", description = "Skip lines that cannot be parsed and say how many.")
     boolean lenient;
 
+    @picocli.CommandLine.Mixin
+    InputLimit limit;
+
     // ---- collapse perf (stackcollapse-perf.pl / inferno-collapse-perf options) ----------------
-    @Option(names = "--pid", description = "perf: root frame is comm-PID.")
+    @Option(names = "--pid", description = "perf: root frame is comm-PID. elfutils: a PID=n root frame.")
     boolean perfPid;
 
-    @Option(names = "--tid", description = "perf: root frame is comm-PID/TID.")
+    @Option(names = "--tid", description = "perf: root frame is comm-PID/TID. elfutils: a TID=n frame.")
     boolean perfTid;
 
     @Option(names = "--kernel", description = "perf: append _[k] to kernel frames.")
@@ -86,6 +89,7 @@ final class CollapseCommand implements Callable<Integer> {
         // Format-specific options are added to the map here.
         perfOptions(o);
         otherFormatOptions(o);
+        flameGraphOptions(o);
         return o;
     }
 
@@ -131,15 +135,62 @@ final class CollapseCommand implements Callable<Integer> {
     }
     // ---- end of the options of the formats other than perf ----
 
+    // ---- Options of FlameGraph's other collapsers, named as its stackcollapse-*.pl name them ----
+    @Option(names = "--include-tname", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "jstack, ibmjava: thread names as root frames (default on; --no-include-tname omits them).")
+    boolean includeTname = true;
+
+    @Option(names = "--include-tid", negatable = true,
+            description = "jstack, ibmjava: keep thread ids in thread names (jstack: the -NUMBER suffix).")
+    boolean includeTid;
+
+    @Option(names = "--shorten-pkgs", negatable = true,
+            description = "jstack, ibmjava, java-exceptions: shorten package names (org.example.Foo.bar -> o.e.Foo.bar).")
+    boolean shortenPkgs;
+
+    @Option(names = "--no-pkgs", description = "java-exceptions: leave package names out (Foo.bar).")
+    boolean noPkgs;
+
+    @Option(names = "--size", description = "vtune-mc: weigh by allocated bytes instead of allocation counts.")
+    boolean vtuneMcSize;
+
+    @Option(names = "-c", description = "xdebug: count calls (each leaf call once) instead of weighing by time.")
+    boolean xdebugCount;
+
+    @Option(names = "-t", description = "xdebug: weigh stacks by time in microseconds (the default).")
+    boolean xdebugTime;
+
+    @Option(names = {"--record-tid", "--record_tid"},
+            description = "perf-sched: root frame comm-PID, and the waker comm-PID with the wake stack.")
+    boolean schedRecordTid;
+
+    @Option(names = {"--record-wake-stack", "--record_wake_stack"},
+            description = "perf-sched: add the waking stack (leaf first) and the waker's name above the sleeping stack.")
+    boolean schedRecordWakeStack;
+
+    @Option(names = "--recurse",
+            description = "perf-sched: also the waker's own last sleeping stack, after a '-' frame (implies --record-wake-stack).")
+    boolean schedRecurse;
+
+    private void flameGraphOptions(FormatOptions o) {
+        o.set("includetname", includeTname).set("includetid", includeTid).set("shortenpkgs", shortenPkgs)
+                .set("nopkgs", noPkgs).set("size", vtuneMcSize).set("count", xdebugCount && !xdebugTime)
+                .set("record_tid", schedRecordTid).set("record_wake_stack", schedRecordWakeStack)
+                .set("recurse", schedRecurse);
+    }
+    // ---- end of the options of FlameGraph's other collapsers ----
+
     @Override
     public Integer call() throws Exception {
         Collapser c = Collapsers.byName(format);
+        limit.apply();
         Profile p;
         try (Input in = Input.open(input)) {
-            p = c.collapse(in, options(), Warnings.to(spec));
+            p = Collapsers.collapse(c, in, options(), Warnings.to(spec));
         }
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
-            new FoldedWriter(false).write(p, out.stream());
+            // --perl-compat keeps perl's bytes, white space at the ends of names included
+            new FoldedWriter(false, !perfPerlCompat).write(p, out.stream());
             out.commit();
         }
         return 0;

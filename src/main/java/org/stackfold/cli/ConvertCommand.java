@@ -5,6 +5,7 @@ import java.util.concurrent.Callable;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.Formats;
 import org.stackfold.format.ProfileFormat;
+import org.stackfold.format.tachyon.TachyonConvert;
 import org.stackfold.io.AtomicOutput;
 import org.stackfold.io.InputException;
 import org.stackfold.model.Profile;
@@ -32,32 +33,7 @@ final class ConvertCommand implements Callable<Integer> {
     @Mixin
     ReadOptions read;
 
-    // ---- Tachyon (CPython profiling.sampling --binary) options: see docs/formats/tachyon.md ----
-    @Option(names = "--tachyon-naming", paramLabel = "STYLE",
-            description = "Tachyon frame text: cpython (default, basename:function:line), function, file, line, raw.")
-    String tachyonNaming;
-
-    @Option(names = "--tachyon-stacks", paramLabel = "per-thread|merged",
-            description = "Tachyon: a tid:N root per thread (default, as CPython) or all threads merged.")
-    String tachyonStacks;
-
-    @Option(names = "--tachyon-threads", paramLabel = "TID[,TID...]", description = "Tachyon: keep only these thread ids.")
-    String tachyonThreads;
-
-    @Option(names = "--tachyon-status", paramLabel = "FLAG[,FLAG...]",
-            description = "Tachyon: keep samples with all these flags (on-cpu, gil, gil-wait, exception, main-thread;"
-                    + " prefix no- to exclude).")
-    String tachyonStatus;
-
-    @Option(names = "--tachyon-from", paramLabel = "SECONDS", description = "Tachyon: keep samples from this time after the start.")
-    String tachyonFrom;
-
-    @Option(names = "--tachyon-to", paramLabel = "SECONDS", description = "Tachyon: keep samples before this time after the start.")
-    String tachyonTo;
-
-    @Option(names = "--tachyon-keep-internal", description = "Tachyon: keep the profiler's own _sync_coordinator.py frames.")
-    boolean tachyonKeepInternal;
-
+    // ---- Output options of Tachyon (reading options are in InputOptions) ----
     @Option(names = "--compression", paramLabel = "none|zstd", description = "Tachyon output: sample-data compression (default zstd).")
     String compression;
 
@@ -69,67 +45,41 @@ final class ConvertCommand implements Callable<Integer> {
     Long tachyonInterval;
 
     private FormatOptions tachyonOptions(FormatOptions o) {
-        return o.set("tachyon.naming", tachyonNaming).set("tachyon.stacks", tachyonStacks)
-                .set("tachyon.threads", tachyonThreads).set("tachyon.status", tachyonStatus)
-                .set("tachyon.from", tachyonFrom).set("tachyon.to", tachyonTo)
-                .set("tachyon.keep-internal", tachyonKeepInternal ? true : null).set("compression", compression)
+        return o.set("compression", compression)
                 .set("tachyon.byte-order", tachyonByteOrder).set("tachyon.interval", tachyonInterval);
     }
     // ---- end of Tachyon options ----
 
-    // ---- Options of the JFR, speedscope and pprof formats (format.jfr / .speedscope / .pprof) ----
-    @Option(names = "--event", paramLabel = "EVENT",
-            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name; "
-                    + "several of one unit with commas (cpu,native).")
-    String event;
-
-    @Option(names = "--thread-frames",
-            description = "JFR, speedscope, pprof: put each sample's thread (speedscope: profile name) as its root frame.")
-    boolean threadFrames;
-
-    @Option(names = "--lines", description = "JFR, pprof: one frame per source line (name:LINE).")
-    boolean lines;
-
-    @Option(names = "--bci", description = "JFR: one frame per bytecode index (name@BCI).")
-    boolean bci;
-
-    @Option(names = "--timeline",
-            description = "JFR: keep sample events in time order per thread (speedscope output then has one profile per thread).")
-    boolean timeline;
-
-    @Option(names = "--sample-type", paramLabel = "TYPE",
-            description = "pprof: sample type to read, by name or index (default: the file's default, else the last).")
-    String sampleType;
-
-    @Option(names = "--profile", paramLabel = "NAME",
-            description = "speedscope: read only this profile (name or index); default: all, merged.")
-    String profileName;
-
+    // ---- Output option of speedscope ----
     @Option(names = "--name", paramLabel = "NAME",
             description = "speedscope: the name written into the file (default: the first input's file name).")
     String fileName;
 
     private FormatOptions addFormatOptions(FormatOptions o) {
-        return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
-                .set("timeline", timeline)
-                .set("sample-type", sampleType).set("profile", profileName)
-                .set("name", fileName != null || inputs.getFirst().equals("-") ? fileName
+        return o.set("name", fileName != null || inputs.getFirst().equals("-") ? fileName
                         : java.nio.file.Path.of(inputs.getFirst()).getFileName().toString());
     }
-    // ---- end of JFR, speedscope and pprof options ----
 
     @Override
     public Integer call() throws Exception {
         FormatOptions opts = addFormatOptions(tachyonOptions(read.formatOptions()));
-        if (org.stackfold.format.tachyon.TachyonConvert.tryDirect(inputs, output, to, read.from, opts, Main.stdout())) {
-            return 0;
+        ProfileLoader.checkStdinOnce(inputs);
+        Profile p;
+        try (ProfileLoader.Source first = ProfileLoader.open(inputs.getFirst(), read.from)) {
+            if (inputs.size() == 1 && TachyonConvert.tryDirect(first.input(), first.format(), output, to, opts, Main.stdout())) {
+                return 0;
+            }
+            p = first.read(opts);
         }
-        Profile p = ProfileLoader.loadMerged(inputs, opts, read.from);
+        for (String name : inputs.subList(1, inputs.size())) {
+            ProfileLoader.mergeInto(p, ProfileLoader.load(name, opts, read.from), name);
+        }
         ProfileFormat target = Formats.forOutput(output, to, p.tree().isDifferential() ? "diff-folded" : "folded");
         if (!target.canWrite()) {
             throw new InputException("format " + target.name() + " cannot be written");
         }
-        try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
+        try (AtomicOutput out = target.writesCompressed() ? AtomicOutput.openUncompressed(output, Main.stdout())
+                : AtomicOutput.open(output, Main.stdout())) {
             target.write(p, out.stream(), opts);
             out.commit();
         }

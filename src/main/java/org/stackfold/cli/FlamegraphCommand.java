@@ -136,6 +136,8 @@ final class FlamegraphCommand implements Callable<Integer> {
     boolean lenient;
     @Option(names = "--from", paramLabel = "FORMAT", description = "Input format when neither content nor name tells.")
     String from;
+    @picocli.CommandLine.Mixin
+    InputOptions formats;
     @Option(names = {"-q", "--quiet"}, description = "No warnings (errors still go to stderr).")
     boolean quiet;
     @Option(names = {"-v", "--verbose"}, hidden = true, description = "Accepted for inferno compatibility.")
@@ -163,45 +165,52 @@ final class FlamegraphCommand implements Callable<Integer> {
     private int draw() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         java.util.function.Consumer<String> warn = quiet ? w -> { } : w -> {
-            err.println("stackfold: warning: " + w);
+            err.println("stackfold: warning: " + org.stackfold.io.Printable.of(w));
             err.flush();
         };
         FlameGraphOptions o = options(warn);
         List<String> ins = inputs.isEmpty() ? List.of("-") : inputs;
         if (diff && ins.size() != 2) {
-            throw new InputException("--diff needs exactly two inputs: BEFORE AFTER");
+            throw new org.stackfold.io.UsageException("--diff needs exactly two inputs: BEFORE AFTER");
         }
         if (flameChart && ins.size() != 1) {
-            throw new InputException("--flamechart reads one input (its order is the time axis)");
+            throw new org.stackfold.io.UsageException("--flamechart reads one input (its order is the time axis)");
         }
+        ProfileLoader.checkStdinOnce(ins);
+        List<ProfileLoader.Source> sources = new ArrayList<>();
+        try {
+            for (String n : ins) {
+                sources.add(ProfileLoader.open(n, from)); // each input opened once: pipes and FIFOs too
+            }
+            return draw(sources, o, warn, err);
+        } finally {
+            sources.forEach(ProfileLoader.Source::close);
+        }
+    }
+
+    private int draw(List<ProfileLoader.Source> sources, FlameGraphOptions o, java.util.function.Consumer<String> warn,
+                     PrintWriter err) throws Exception {
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             try {
                 if (flameChart) {
-                    try (Input in = Input.open(ins.getFirst())) {
-                        FlameGraph.renderChart(in, o, out.stream(), warn);
-                    }
-                } else if (streamable(ins, o)) {
+                    FlameGraph.renderChart(sources.getFirst().input(), o, out.stream(), warn);
+                } else if (streamable(sources, o)) {
                     // --reverse/--base on folded input: rewrite each record while reading, never holding
                     // the unrewritten tree as well as the rewritten one.
-                    List<Input> opened = new ArrayList<>();
-                    try {
-                        for (String n : ins) {
-                            opened.add(Input.open(n));
-                        }
-                        Profile p = StackTransforms.readFolded(opened, o, warn);
-                        if (normalize) {
-                            StackTransforms.normalize(p.tree());
-                        }
-                        FlameGraph.render(p, o, out.stream(), warn, true);
-                    } finally {
-                        opened.forEach(Input::close);
+                    Profile p = StackTransforms.readFolded(sources.stream().map(ProfileLoader.Source::input).toList(), o, warn);
+                    if (normalize) {
+                        StackTransforms.normalize(p.tree());
                     }
+                    FlameGraph.render(p, o, out.stream(), warn, true);
                 } else {
-                    FlameGraph.render(load(ins, warn), o, out.stream(), warn);
+                    FlameGraph.render(load(sources, warn), o, out.stream(), warn);
                 }
             } catch (FlameGraph.EmptyProfileException e) {
-                out.commit(); // the small error SVG, as both peers write one
-                err.println("stackfold: no stack counts found in " + String.join(", ", ins));
+                if (out.target() == null && output == null) {
+                    out.commit(); // to standard output, the small error picture both peers draw
+                }
+                err.println("stackfold: no stack counts found in "
+                        + String.join(", ", sources.stream().map(s -> s.input().name()).toList()));
                 err.flush();
                 return 1;
             }
@@ -295,27 +304,21 @@ final class FlamegraphCommand implements Callable<Integer> {
         return "rgb(" + (v >> 16) + "," + ((v >> 8) & 0xFF) + "," + (v & 0xFF) + ")";
     }
 
-    private Profile load(List<String> names, java.util.function.Consumer<String> warn) throws IOException {
-        if (names.stream().filter("-"::equals).count() > 1) {
-            throw new InputException("standard input ('-') can be read only once");
-        }
+    private Profile load(List<ProfileLoader.Source> sources, java.util.function.Consumer<String> warn) throws IOException {
         List<Profile> profiles = new ArrayList<>();
         if (noSort && reverse) {
             warn.accept("input lines are always sorted with --reverse; --no-sort is ignored");
         }
         SortCheck sortCheck = noSort && !reverse ? new SortCheck() : null;
-        for (String n : names) {
-            profiles.add(loadOne(n, warn, sortCheck));
+        for (ProfileLoader.Source s : sources) {
+            profiles.add(loadOne(s, warn, sortCheck));
         }
         if (diff) {
             return Diff.of(lastColumn(profiles.get(0)), lastColumn(profiles.get(1)), normalize, stripHex);
         }
         Profile first = profiles.getFirst();
         for (int i = 1; i < profiles.size(); i++) {
-            if (profiles.get(i).tree().weights() != first.tree().weights()) {
-                throw new InputException(names.get(i) + ": cannot merge a differential profile with a plain one");
-            }
-            Merge.into(first, profiles.get(i));
+            ProfileLoader.mergeInto(first, profiles.get(i), sources.get(i).input().name());
         }
         if (normalize) {
             StackTransforms.normalize(first.tree());
@@ -324,19 +327,11 @@ final class FlamegraphCommand implements Callable<Integer> {
     }
 
     /** Folded inputs that --reverse or --base will rewrite anyway: read them record by record. */
-    private boolean streamable(List<String> names, FlameGraphOptions o) throws IOException {
-        if (diff || noSort || !lenient || !(o.reverse || !o.base.isEmpty()) || names.stream().filter("-"::equals).count() > 1) {
+    private boolean streamable(List<ProfileLoader.Source> sources, FlameGraphOptions o) {
+        if (diff || noSort || !lenient || !(o.reverse || !o.base.isEmpty())) {
             return false;
         }
-        for (String n : names) {
-            try (Input in = Input.open(n)) {
-                String f = Formats.forInput(in, from).name();
-                if (!f.equals("folded") && !f.equals("diff-folded")) {
-                    return false;
-                }
-            }
-        }
-        return true;
+        return sources.stream().allMatch(s -> s.format().name().equals("folded") || s.format().name().equals("diff-folded"));
     }
 
     private static Profile lastColumn(Profile p) {
@@ -344,32 +339,29 @@ final class FlamegraphCommand implements Callable<Integer> {
     }
 
     /** Folded input (plain or differential, decided by the first record) as flamegraph.pl reads it; other formats by the registry. */
-    private Profile loadOne(String name, java.util.function.Consumer<String> warn, SortCheck sortCheck)
+    private Profile loadOne(ProfileLoader.Source source, java.util.function.Consumer<String> warn, SortCheck sortCheck)
             throws IOException {
-        try (Input in = Input.open(name)) {
-            ProfileFormat f = Formats.forInput(in, from);
-            if (f.name().equals("folded") || f.name().equals("diff-folded")) {
-                java.lang.foreign.MemorySegment data = in.bytes();
-                long unsorted = sortCheck == null ? -1 : sortCheck.check(data);
-                if (unsorted > 0) {
-                    throw InputException.atLine(name, unsorted, "unsorted input lines detected (--no-sort promises sorted input)");
-                }
-                if (data.byteSize() == 0) {
-                    return new Profile(); // FoldedReader's parallel split wants at least one byte
-                }
-                // stdin and gzip can be read once: hand the reader the bytes already in memory.
-                Input src = in.isMappable() ? in
-                        : Input.ofBytes(in.name(), (byte[]) data.heapBase().orElseThrow());
-                FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
-                        ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
-                return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), w -> warn.accept(
-                        SKIPPED.matcher(w).replaceFirst("$1: ignored $2 lines with invalid format ($3)")))
-                        .read(src).profile();
+        Input in = source.input();
+        String name = in.name();
+        ProfileFormat f = source.format();
+        if (f.name().equals("folded") || f.name().equals("diff-folded")) {
+            java.lang.foreign.MemorySegment data = in.bytes();
+            long unsorted = sortCheck == null ? -1 : sortCheck.check(data);
+            if (unsorted > 0) {
+                throw InputException.atLine(name, unsorted, "unsorted input lines detected (--no-sort promises sorted input)");
             }
-            if (!f.canRead()) {
-                throw new InputException(name + ": format " + f.name() + " cannot be read");
+            if (data.byteSize() == 0) {
+                return new Profile(); // FoldedReader's parallel split wants at least one byte
             }
-            return f.read(in, FormatOptions.none().set("lenient", lenient));
+            FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
+                    ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
+            return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), w -> warn.accept(
+                    SKIPPED.matcher(w).replaceFirst("$1: ignored $2 lines with invalid format ($3)")))
+                    .read(in).profile(); // a stream's bytes were kept by bytes() above
         }
+        if (!f.canRead()) {
+            throw new InputException(name + ": format " + f.name() + " cannot be read");
+        }
+        return f.read(in, formats.apply(FormatOptions.none().set("lenient", lenient)).withWarnings(warn));
     }
 }

@@ -5,7 +5,6 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.stackfold.analysis.ProfileSummary;
 import org.stackfold.format.FormatOptions;
-import org.stackfold.format.Formats;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.format.folded.DiffFoldedFormat;
 import org.stackfold.format.folded.FoldedFormat;
@@ -42,10 +41,11 @@ final class InfoCommand implements Callable<Integer> {
 
     private int report(PrintWriter out) throws Exception {
         FormatOptions opts = read.formatOptions();
-        try (Input in = Input.open(input)) {
-            ProfileFormat f = Formats.forInput(in, read.from);
+        try (ProfileLoader.Source src = ProfileLoader.open(input, read.from)) {
+            Input in = src.input();
+            ProfileFormat f = src.format();
             out.printf(Locale.ROOT, "%-18s %s%n", "file", in.name());
-            out.printf(Locale.ROOT, "%-18s %s%n", "format", f.name() + (in.isGzip() ? " (gzip)" : ""));
+            out.printf(Locale.ROOT, "%-18s %s%n", "format", f.name() + (in.isCompressed() ? " (" + in.compression().name().toLowerCase(Locale.ROOT) + ")" : ""));
             if (f instanceof FoldedFormat || f instanceof DiffFoldedFormat) {
                 FoldedReader.Mode mode = f instanceof DiffFoldedFormat
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
@@ -64,13 +64,13 @@ final class InfoCommand implements Callable<Integer> {
             if (f.describe(in, opts, out)) {
                 return 0;
             }
+            Profile p = src.read(opts);
+            ProfileSummary s = ProfileSummary.of(p);
+            summary(out, p, s.distinctStacks());
+            row(out, "max depth", s.maxDepth());
+            out.printf(Locale.ROOT, "%-18s %.2f%n", "mean depth", s.meanDepth());
+            return 0;
         }
-        Profile p = ProfileLoader.load(input, opts, read.from);
-        ProfileSummary s = ProfileSummary.of(p);
-        summary(out, p, s.distinctStacks());
-        row(out, "max depth", s.maxDepth());
-        out.printf(Locale.ROOT, "%-18s %.2f%n", "mean depth", s.meanDepth());
-        return 0;
     }
 
     private static void summary(PrintWriter out, Profile p, long distinctStacks) {

@@ -1,16 +1,16 @@
 package org.stackfold.cli;
 
 import java.io.ByteArrayOutputStream;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.List;
 import org.stackfold.io.InputException;
+import org.stackfold.io.Printable;
+import org.stackfold.io.UsageException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -22,21 +22,25 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Folded stacks, flame graphs and profile conversions.",
-        subcommands = {
-                FoldCommand.class,
-                DiffCommand.class,
-                TopCommand.class,
-                InfoCommand.class,
-                ConvertCommand.class,
-                CollapseCommand.class,
-                FlamegraphCommand.class,
-                DemoCommand.class,
-                SymbolizeCommand.class,
-                CommandLine.HelpCommand.class
-        },
         footer = {"", "Inputs may be gzip-compressed and may be '-' for standard input.",
                 "Run 'stackfold COMMAND --help' for a command's options and examples."})
 public final class Main implements Runnable {
+    /**
+     * The subcommands, in the order help lists them. Only the one named on the command line is
+     * given to picocli: building the model of all of them (reflection over every option) costs more
+     * than the rest of a small command.
+     */
+    static final List<Class<?>> COMMANDS = List.of(
+            FoldCommand.class,
+            DiffCommand.class,
+            TopCommand.class,
+            InfoCommand.class,
+            ConvertCommand.class,
+            CollapseCommand.class,
+            FlamegraphCommand.class,
+            DemoCommand.class,
+            SymbolizeCommand.class);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -46,10 +50,49 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
-        int code = run(args, out, new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
-        out.flush();
-        System.exit(out.checkError() ? 1 : code);
+        Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
+        StandardOutput stdout = new StandardOutput();
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        int code;
+        try {
+            code = run(args, stdout, err);
+            stdout.flush();
+        } catch (IOException e) {
+            code = 1;
+        }
+        if (stdout.failure() != null && code != 2) {
+            // A result that did not reach standard output is a failure, said once (commands that
+            // wrote through AtomicOutput have said it already).
+            if (code == 0) {
+                err.println("stackfold: standard output: " + stdout.failure());
+            }
+            code = 1;
+        }
+        err.flush();
+        System.exit(code);
+    }
+
+    /** A thread that dies outside a command (a worker's OutOfMemoryError): one line, exit 1. */
+    private static void uncaught(Thread t, Throwable e) {
+        try {
+            System.err.println("stackfold: " + (outOfMemory(e) != null ? OUT_OF_MEMORY : "internal error: " + e));
+            System.err.flush();
+        } finally {
+            Runtime.getRuntime().halt(1);
+        }
+    }
+
+    static final String OUT_OF_MEMORY = "out of memory; raise the heap with STACKFOLD_HEAP=4g (now "
+            + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB)";
+
+    /** The OutOfMemoryError in a chain of causes, or null. */
+    static OutOfMemoryError outOfMemory(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof OutOfMemoryError oom) {
+                return oom;
+            }
+        }
+        return null;
     }
 
     /** Where commands write results to standard output: the process's, or a test's. */
@@ -61,13 +104,22 @@ public final class Main implements Runnable {
 
     /** Runs the CLI with the given streams; returns the exit code. Tests call this. */
     public static int run(String[] args, OutputStream out, PrintWriter err) {
-        CommandLine cl = commandLine();
+        CommandLine cl = commandLine(args);
         PrintWriter text = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
         cl.setOut(text);
         cl.setErr(err);
         STDOUT.set(out);
         try {
             return cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            // picocli hands its handler Exceptions only; Errors come out of execute().
+            err.println("stackfold: " + OUT_OF_MEMORY);
+            err.flush();
+            return 1;
+        } catch (StackOverflowError e) {
+            err.println("stackfold: internal error: the thread stack overflowed (please report it with the input's shape)");
+            err.flush();
+            return 1;
         } finally {
             text.flush();
             STDOUT.remove();
@@ -85,24 +137,50 @@ public final class Main implements Runnable {
         }
     }
 
-    public static CommandLine commandLine() {
+    /** The command line for {@code args}: with the subcommand they name, or with every one (help, mistakes). */
+    public static CommandLine commandLine(String... args) {
         CommandLine cl = new CommandLine(new Main());
+        Class<?> named = args.length == 0 ? null : COMMANDS.stream()
+                .filter(c -> c.getAnnotation(Command.class).name().equals(args[0])).findFirst().orElse(null);
+        if (named != null) {
+            cl.addSubcommand(named);
+        } else {
+            COMMANDS.forEach(cl::addSubcommand);
+            cl.addSubcommand(CommandLine.HelpCommand.class);
+        }
+        // Set after the subcommands are added: picocli passes these settings down to those present.
         cl.setExecutionExceptionHandler(Main::handle);
+        cl.setParameterExceptionHandler(Main::usage);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         return cl;
+    }
+
+    /** A mistake on the command line: one line and where to look, exit 2 (picocli would print the whole help). */
+    private static int usage(CommandLine.ParameterException e, String[] args) {
+        CommandLine cl = e.getCommandLine();
+        PrintWriter err = cl.getErr();
+        String command = cl.getCommandSpec().qualifiedName(" ");
+        err.println("stackfold: " + e.getMessage() + " (see '" + command + " --help')");
+        err.flush();
+        return 2;
     }
 
     private static int handle(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
         PrintWriter err = cl.getErr();
         Throwable t = e instanceof UncheckedIOException u ? u.getCause() : e;
+        if (t instanceof UsageException) {
+            err.println("stackfold: " + t.getMessage() + " (see '" + cl.getCommandSpec().qualifiedName(" ") + " --help')");
+            err.flush();
+            return 2;
+        }
         if (t instanceof InputException) {
             err.println("stackfold: " + t.getMessage());
         } else if (t instanceof IOException io) {
-            err.println("stackfold: " + describe(io));
-        } else if (t instanceof OutOfMemoryError) {
-            err.println("stackfold: out of memory; raise the heap with STACKFOLD_HEAP=4g");
+            err.println("stackfold: " + Printable.of(describe(io)));
+        } else if (outOfMemory(t) != null) {
+            err.println("stackfold: " + OUT_OF_MEMORY);
         } else {
-            err.println("stackfold: internal error: " + t);
+            err.println("stackfold: internal error: " + Printable.of(t.toString()));
             if (System.getenv("STACKFOLD_DEBUG") != null) {
                 t.printStackTrace(err);
             } else {

@@ -34,6 +34,9 @@ final class TopCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (limit < 1) {
+            throw new org.stackfold.io.UsageException("-n must be at least 1, not " + limit);
+        }
         Profile p = ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from);
         int column = p.tree().weights() - 1;
         TopFunctions.Table table = TopFunctions.of(p, column);

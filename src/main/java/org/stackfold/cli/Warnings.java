@@ -12,7 +12,7 @@ final class Warnings {
     static Consumer<String> to(CommandSpec spec) {
         PrintWriter err = spec.commandLine().getErr();
         return w -> {
-            err.println("stackfold: warning: " + w);
+            err.println("stackfold: warning: " + org.stackfold.io.Printable.of(w));
             err.flush();
         };
     }

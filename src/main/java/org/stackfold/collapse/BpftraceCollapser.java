@@ -21,9 +21,11 @@ import org.stackfold.model.Profile;
  * ]: 12
  * </pre>
  * A stack is printed leaf first, one frame a line, indented; other key parts (comm, pid, ...) are
- * printed inline between {@code , }. Each entry becomes one stack: the non-stack key parts first (in
- * key order), then each stack root first, in key order (so write {@code ustack} before
- * {@code kstack}). Equal stacks add up (different addresses can symbolize alike).
+ * printed inline between {@code , }. Each entry becomes one stack, root first whatever order the key
+ * lists its parts in: the non-stack parts (a name such as comm first, then numbers such as pid and
+ * tid in key order), then the user stack, then the kernel stack, each root first. Which stack is the
+ * kernel's is told by its frames ({@link KeyStack#side}); where nothing tells, key order stands.
+ * Equal stacks add up (different addresses can symbolize alike).
  *
  * <p>Frames lose their {@code +offset} ({@code includeoffset} keeps it except on the leaf, as for DTrace; FlameGraph's
  * {@code stackcollapse-bpftrace.pl} always keeps it). {@code ustack(perf)} style frames
@@ -77,8 +79,8 @@ public final class BpftraceCollapser implements Collapser {
     private static final class Entry {
         final long line;
         final List<String> scalars = new ArrayList<>();
-        final List<List<String>> stacks = new ArrayList<>();
-        List<String> current; // the stack whose frames are being read, or null
+        final List<KeyStack> stacks = new ArrayList<>();
+        KeyStack current; // the stack whose frames are being read, or null
 
         Entry(long line) {
             this.line = line;
@@ -86,10 +88,67 @@ public final class BpftraceCollapser implements Collapser {
 
         void addFrame(String text) {
             if (current == null) {
-                current = new ArrayList<>();
+                current = new KeyStack();
                 stacks.add(current);
             }
-            current.add(frame(Text.trim(text), true)); // offsets go at emit()
+            String raw = Text.trim(text);
+            current.evidence(raw);
+            current.frames.add(frame(raw, true)); // offsets go at emit()
+        }
+    }
+
+    /**
+     * One stack of a key, leaf first, with what its frames say about whose it is. bpftrace prints
+     * ustack and kstack alike, so the side is told by addresses (kernel space is the top half),
+     * perf-mode modules ({@code [kernel.kallsyms]}) and the root frame (kernel entry points such as
+     * {@code entry_SYSCALL_64}, {@code asm_exc_page_fault}, {@code ret_from_fork}; libc's
+     * {@code _start}, {@code start_thread}, {@code clone3}).
+     */
+    static final class KeyStack {
+        static final int USER = 0;
+        static final int UNKNOWN = 1;
+        static final int KERNEL = 2;
+        private static final List<String> KERNEL_ROOTS = List.of("entry_", "asm_", "ret_from_fork",
+                "secondary_startup", "common_startup", "start_kernel", "x86_64_start", "el0", "el1",
+                "cpu_startup_entry", "sysvec_");
+        private static final List<String> USER_ROOTS = List.of("_start", "__libc_start", "start_thread",
+                "clone", "__clone", "thread_start", "_dl_start");
+
+        final List<String> frames = new ArrayList<>();
+        private int kernel;
+        private int user;
+
+        void evidence(String raw) {
+            if (raw.endsWith("([kernel.kallsyms])") || raw.endsWith("[kernel.kallsyms])")) {
+                kernel++;
+            } else if (raw.endsWith(")") && raw.contains(" (/")) {
+                user++;
+            }
+            String first = raw.indexOf(' ') > 0 ? raw.substring(0, raw.indexOf(' ')) : raw;
+            String hex = first.startsWith("0x") ? first.substring(2) : first;
+            if (!hex.isEmpty() && hex.length() <= 16 && isHex(hex, 0, hex.length())
+                    && (first.startsWith("0x") || raw.indexOf(' ') > 0)) {
+                if (Long.compareUnsigned(Long.parseUnsignedLong(hex, 16), 0xffff_8000_0000_0000L) >= 0) {
+                    kernel++;
+                } else {
+                    user++;
+                }
+            }
+        }
+
+        /** {@link #USER}, {@link #KERNEL} or {@link #UNKNOWN}: the side with more evidence. */
+        int side() {
+            int k = kernel;
+            int u = user;
+            if (!frames.isEmpty()) {
+                String root = withoutOffset(frames.getLast());
+                if (KERNEL_ROOTS.stream().anyMatch(root::startsWith)) {
+                    k += 2;
+                } else if (USER_ROOTS.stream().anyMatch(root::startsWith)) {
+                    u += 2;
+                }
+            }
+            return k > u ? KERNEL : u > k ? USER : UNKNOWN;
         }
     }
 
@@ -162,12 +221,21 @@ public final class BpftraceCollapser implements Collapser {
             return;
         }
         stacks.clear();
-        for (String s : e.scalars) {
-            stacks.push(s.replace(';', ':'));
+        // A name (comm) before numbers (pid, tid), each group in key order.
+        for (int pass = 0; pass < 2; pass++) {
+            for (String s : e.scalars) {
+                if ((Text.parseCount(s) >= 0) == (pass == 1)) {
+                    stacks.push(s.replace(';', ':'));
+                }
+            }
         }
-        int leafStack = lastNonEmpty(e.stacks);
-        for (int k = 0; k < e.stacks.size(); k++) {
-            List<String> st = e.stacks.get(k);
+        List<List<String>> ordered = e.stacks.stream()
+                .sorted(java.util.Comparator.comparingInt(KeyStack::side)) // stable: key order within a side
+                .map(k -> k.frames)
+                .toList();
+        int leafStack = lastNonEmpty(ordered);
+        for (int k = 0; k < ordered.size(); k++) {
+            List<String> st = ordered.get(k);
             for (int i = st.size() - 1; i >= 0; i--) {
                 // as DTrace's includeoffset: offsets stay except on the leaf
                 boolean leaf = k == leafStack && i == 0;

@@ -40,6 +40,16 @@ public final class GuessCollapser implements Collapser {
         return null;
     }
 
+    /** The head as detectors see it: a whole input shorter than the head gets a final newline, so its last line counts. */
+    static byte[] probe(byte[] head) {
+        if (head.length < HEAD && head.length > 0 && head[head.length - 1] != '\n') {
+            byte[] probe = java.util.Arrays.copyOf(head, head.length + 1);
+            probe[head.length] = '\n';
+            return probe;
+        }
+        return head;
+    }
+
     private static final String STDIN = "<stdin>";
 
     private static String renamed(String message, String from, String to) {
@@ -65,11 +75,7 @@ public final class GuessCollapser implements Collapser {
             s.close();
             throw e;
         }
-        byte[] probe = head;
-        if (head.length < HEAD && head.length > 0 && head[head.length - 1] != '\n') {
-            probe = java.util.Arrays.copyOf(head, head.length + 1); // the whole input: its last line counts
-            probe[head.length] = '\n';
-        }
+        byte[] probe = probe(head);
         Collapser chosen = choose(probe, probe.length);
         if (chosen == null) {
             s.close();

@@ -7,8 +7,9 @@ import java.util.Arrays;
 import org.stackfold.io.InputException;
 
 /**
- * Reads an input line by line on bytes, for the collapsers. A line is the bytes up to {@code \n}
- * (excluded); the last line may lack it. {@link #start()}/{@link #end()} index {@link #buffer()}
+ * Reads an input line by line on bytes, for the collapsers. A line is the bytes up to its end
+ * (excluded): {@code \n}, {@code \r\n} or a lone {@code \r}; the last line may lack it. A UTF-8
+ * byte-order mark at the start is dropped. {@link #start()}/{@link #end()} index {@link #buffer()}
  * and are valid until the next {@link #next()}. Line numbers count from 1.
  *
  * <p>{@link #latin1()} gives the line as a String with one char per byte: the text formats that
@@ -29,6 +30,7 @@ public final class LineReader implements AutoCloseable {
     private int start;
     private int end;
     private long line;
+    private boolean afterCr; // the last line ended with '\r': a '\n' right after it ends nothing
 
     public LineReader(InputStream in) {
         this(in, "<input>");
@@ -44,25 +46,37 @@ public final class LineReader implements AutoCloseable {
     public boolean next() throws IOException {
         while (true) {
             for (int i = pos; i < limit; i++) {
-                if (buf[i] == '\n') {
-                    start = pos;
-                    end = i;
+                byte c = buf[i];
+                if (c == '\n' || c == '\r') {
+                    if (c == '\n' && afterCr && i == pos) {
+                        afterCr = false; // the '\n' of a "\r\n"
+                        pos = i + 1;
+                        continue;
+                    }
+                    afterCr = c == '\r';
+                    found(pos, i);
                     pos = i + 1;
-                    line++;
                     return true;
                 }
             }
             if (eof) {
                 if (pos < limit) {
-                    start = pos;
-                    end = limit;
+                    found(pos, limit);
                     pos = limit;
-                    line++;
                     return true;
                 }
                 return false;
             }
             fill();
+        }
+    }
+
+    private void found(int s, int e) {
+        start = s;
+        end = e;
+        if (line++ == 0 && e - s >= 3 && buf[s] == (byte) 0xEF && buf[s + 1] == (byte) 0xBB
+                && buf[s + 2] == (byte) 0xBF) {
+            start += 3; // a UTF-8 byte-order mark is not part of the first line
         }
     }
 

@@ -89,6 +89,20 @@ public final class Stacks {
         }
     }
 
+    /** The call-tree node of the pushed stack (made if new), for weights summed elsewhere first. */
+    public int node() {
+        return tree.path(stack, 0, depth);
+    }
+
+    /** Adds {@code count} to a node from {@link #node()}. */
+    public void addAt(int node, long count) {
+        try {
+            tree.addSelf(node, count);
+        } catch (ArithmeticException e) {
+            throw new org.stackfold.io.InputException("the counts of one stack add up to more than 2^63-1");
+        }
+    }
+
     /** Sets the pushed stack's count, replacing an earlier one. */
     public void set(long count) {
         tree.setSelf(tree.path(stack, 0, depth), 0, count);

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  */
 public final class FormatOptions {
     private final Map<String, String> values = new LinkedHashMap<>();
-    private Consumer<String> warnings = w -> System.err.println("stackfold: warning: " + w);
+    private Consumer<String> warnings = w -> System.err.println("stackfold: warning: " + org.stackfold.io.Printable.of(w));
 
     public static FormatOptions none() {
         return new FormatOptions();

@@ -37,31 +37,43 @@ public final class Formats {
                 return f;
             }
         }
-        throw new InputException("unknown format '" + name + "'; known: " + names());
+        throw new org.stackfold.io.UsageException("unknown format '" + name + "'; known: " + names());
     }
 
     public static String names() {
         return String.join(", ", ALL.stream().map(ProfileFormat::name).toList());
     }
 
-    /** The format of an input to read: by {@code forced} name, content, or extension. */
+    /** The format of an input to read: by {@code forced} name, content, or extension; else folded. */
     public static ProfileFormat forInput(Input in, String forced) throws IOException {
         if (forced != null) {
             return byName(forced);
         }
+        ProfileFormat f = sniffed(in);
+        if (f == null) {
+            f = byFileName(in);
+        }
+        return f != null ? f : byName("folded");
+    }
+
+    /** The format the content's first bytes show (magic bytes, JSON shape, two-count lines), or null. */
+    public static ProfileFormat sniffed(Input in) throws IOException {
         byte[] head = in.head(4096);
         for (ProfileFormat f : ALL) {
             if (f.canRead() && f.sniff(head, head.length)) {
                 return f;
             }
         }
-        if (in.path() != null) {
-            ProfileFormat byExt = byExtension(in.path().getFileName().toString(), true);
-            if (byExt != null) {
-                return byExt;
-            }
+        return null;
+    }
+
+    /** The format the input's file name ends with, or null (standard input has no name). */
+    public static ProfileFormat byFileName(Input in) {
+        if (in.name().equals("<stdin>")) {
+            return null;
         }
-        return byName("folded");
+        // A FIFO or /dev/fd/N name says nothing, but a named pipe called x.jfr does.
+        return byExtension(java.nio.file.Path.of(in.name()).getFileName().toString(), true);
     }
 
     /** The format for an output file name, or {@code fallback} where its ending says nothing. */
@@ -82,6 +94,8 @@ public final class Formats {
         String lower = fileName.toLowerCase(Locale.ROOT);
         if (lower.endsWith(".gz")) {
             lower = lower.substring(0, lower.length() - 3);
+        } else if (lower.endsWith(".zst")) {
+            lower = lower.substring(0, lower.length() - 4);
         }
         ProfileFormat best = null;
         int bestLen = 0;

@@ -32,6 +32,11 @@ public interface ProfileFormat {
         return true;
     }
 
+    /** True where {@link #write} compresses by itself (pprof is gzip by definition), so no .gz layer goes around it. */
+    default boolean writesCompressed() {
+        return false;
+    }
+
     Profile read(Input in, FormatOptions options) throws IOException;
 
     void write(Profile profile, OutputStream out, FormatOptions options) throws IOException;

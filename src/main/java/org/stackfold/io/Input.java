@@ -1,124 +1,225 @@
 package org.stackfold.io;
 
 import java.io.BufferedInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.zip.GZIPInputStream;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * One input of a command: a file, or {@code -} for standard input, possibly gzip-compressed
- * (recognised by its magic bytes, not its name).
+ * One input of a command: a file, or {@code -} for standard input, possibly gzip- or
+ * zstd-compressed (recognised by magic bytes, not by name).
  *
- * <p>A plain regular file is memory-mapped as a {@link MemorySegment} (files over 2 GiB work);
- * anything else (stdin, gzip, a pipe) is offered as a stream. Readers that want bytes in memory call
- * {@link #bytes()}, which maps where it can and reads the stream fully where it can't.
+ * <p>Every input is opened exactly once. A regular file keeps one channel: it is memory-mapped as a
+ * {@link MemorySegment} (files over 2 GiB work) and may be read as often as a reader likes. Anything
+ * else (standard input, a pipe, a FIFO, {@code <(process substitution)}, a device) is one buffered
+ * stream: format detection peeks at its head through mark and reset, so no byte is lost, and it can
+ * be read once. Compressed content and streams are bounded by {@link #maxStreamBytes()} while
+ * they are read, so a gzip bomb or {@code /dev/zero} ends in a clear error, not a full disk.
  */
 public final class Input implements AutoCloseable {
     private static final int GZIP_MAGIC_0 = 0x1f;
     private static final int GZIP_MAGIC_1 = 0x8b;
-
-    private final String name;
-    private final Path path;
-    private final boolean gzip;
+    private static final int ZSTD_MAGIC = 0xFD2FB528; // little-endian frame magic
     /** Streams up to this size are read into the heap; larger ones are spilled to a file and mapped. */
     private static final int IN_MEMORY_LIMIT = 64 << 20;
+    /** Default bound on the bytes of a stream or of decompressed content. */
+    public static final long DEFAULT_MAX_STREAM = 4L << 30;
 
-    private InputStream stdin;
+    private static volatile long maxStream = defaultMaxStream();
+
+    /** How an input's bytes are compressed. */
+    public enum Compression { NONE, GZIP, ZSTD }
+
+    private final String name;
+    /** The regular file's channel, or null for a stream. */
+    private final FileChannel channel;
+    private final Path path;
+    private final Compression compression;
+    /** The decompressed, bounded, buffered stream of a non-regular input; null once handed out. */
+    private BufferedInputStream stream;
+    private boolean streamTaken;
+
     private Arena arena;
     private Path spill;
 
-    private Input(String name, Path path, boolean gzip, InputStream stdin) {
+    private Input(String name, Path path, FileChannel channel, Compression compression, InputStream stream) {
         this.name = name;
         this.path = path;
-        this.gzip = gzip;
-        if (stdin != null) {
-            // Kept decompressed and buffered, so that head() can peek and stream() still sees it all.
-            try {
-                this.stdin = new BufferedInputStream(gzip ? gunzip(name, stdin) : stdin, 1 << 16);
-            } catch (IOException e) {
-                throw new InputException(name + ": not valid gzip: " + e.getMessage(), e);
-            }
-        }
-    }
-
-    /** Decompresses, turning a truncated or corrupt gzip stream into an {@link InputException} naming the input. */
-    private static InputStream gunzip(String name, InputStream raw) throws IOException {
-        InputStream in;
-        try {
-            in = new GZIPInputStream(raw, 1 << 16);
-        } catch (java.io.EOFException | java.util.zip.ZipException e) {
-            throw corrupt(name, e);
-        }
-        return new java.io.FilterInputStream(in) {
-            @Override
-            public int read() throws IOException {
-                try {
-                    return super.read();
-                } catch (java.io.EOFException | java.util.zip.ZipException e) {
-                    throw corrupt(name, e);
-                }
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                try {
-                    return super.read(b, off, len);
-                } catch (java.io.EOFException | java.util.zip.ZipException e) {
-                    throw corrupt(name, e);
-                }
-            }
-        };
-    }
-
-    private static InputException corrupt(String name, IOException e) {
-        return new InputException(name + ": truncated or corrupt gzip data"
-                + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
+        this.channel = channel;
+        this.compression = compression;
+        this.stream = stream == null ? null : new BufferedInputStream(stream, 1 << 16);
     }
 
     /** Opens {@code name}, a path or {@code -}; a missing or unreadable file is an {@link InputException}. */
     public static Input open(String name) {
+        if (name.equals("-") && StandardStreams.stdinClosed()) {
+            throw new InputException("<stdin>: standard input is closed; give a file name or pipe a profile in");
+        }
         return open(name, System.in);
     }
 
     public static Input open(String name, InputStream stdin) {
         if (name.equals("-")) {
-            BufferedInputStream in = new BufferedInputStream(stdin, 1 << 16);
-            boolean gz;
-            try {
-                in.mark(2);
-                gz = in.read() == GZIP_MAGIC_0 && in.read() == GZIP_MAGIC_1;
-                in.reset();
-            } catch (IOException e) {
-                throw new InputException("<stdin>: cannot read: " + e.getMessage(), e);
-            }
-            return new Input("<stdin>", null, gz, in);
+            return ofStream("<stdin>", stdin);
         }
         Path p = Path.of(name);
-        if (Files.isDirectory(p)) {
-            throw new InputException(name + ": is a directory");
-        }
-        boolean gz;
-        try (InputStream in = Files.newInputStream(p)) {
-            gz = in.read() == GZIP_MAGIC_0 && in.read() == GZIP_MAGIC_1;
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(p, BasicFileAttributes.class);
         } catch (NoSuchFileException e) {
             throw new InputException(name + ": no such file");
         } catch (IOException e) {
-            throw new InputException(name + ": cannot read: " + e.getMessage(), e);
+            throw new InputException(name + ": cannot read: " + reason(e), e);
         }
-        return new Input(name, p, gz, null);
+        if (attrs.isDirectory()) {
+            throw new InputException(name + ": is a directory");
+        }
+        if (!attrs.isRegularFile()) {
+            // A pipe, a FIFO, /dev/stdin, a device: one stream, opened once.
+            try {
+                return ofStream(name, Files.newInputStream(p));
+            } catch (IOException e) {
+                throw new InputException(name + ": cannot read: " + reason(e), e);
+            }
+        }
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(p, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            throw new InputException(name + ": no such file");
+        } catch (AccessDeniedException e) {
+            throw new InputException(name + ": permission denied");
+        } catch (IOException e) {
+            throw new InputException(name + ": cannot read: " + reason(e), e);
+        }
+        try {
+            ByteBuffer magic = ByteBuffer.allocate(4);
+            while (magic.hasRemaining() && ch.read(magic, magic.position()) > 0) {
+                // positional reads: the channel stays at 0
+            }
+            return new Input(name, p, ch, compressionOf(magic.array(), magic.position()), null);
+        } catch (IOException e) {
+            closeQuietly(ch);
+            throw new InputException(name + ": cannot read: " + reason(e), e);
+        }
     }
 
     /** Wraps bytes already in memory (tests, embedded use). */
     public static Input ofBytes(String name, byte[] data) {
-        return new Input(name, null, data.length >= 2 && (data[0] & 0xff) == GZIP_MAGIC_0
-                && (data[1] & 0xff) == GZIP_MAGIC_1, new java.io.ByteArrayInputStream(data));
+        return ofStream(name, new java.io.ByteArrayInputStream(data));
+    }
+
+    /** A stream input: its compression is detected from its first bytes, which stay readable. */
+    public static Input ofStream(String name, InputStream raw) {
+        BufferedInputStream in = new BufferedInputStream(raw, 1 << 16);
+        Compression c;
+        try {
+            in.mark(4);
+            byte[] magic = in.readNBytes(4);
+            in.reset();
+            c = compressionOf(magic, magic.length);
+        } catch (IOException e) {
+            throw new InputException(name + ": cannot read: " + reason(e), e);
+        }
+        try {
+            return new Input(name, null, null, c, bounded(name, decompress(name, c, in)));
+        } catch (IOException e) {
+            throw new InputException(name + ": cannot read: " + reason(e), e);
+        }
+    }
+
+    private static Compression compressionOf(byte[] b, int n) {
+        if (n >= 2 && (b[0] & 0xff) == GZIP_MAGIC_0 && (b[1] & 0xff) == GZIP_MAGIC_1) {
+            return Compression.GZIP;
+        }
+        if (n >= 4 && ((b[0] & 0xff) | (b[1] & 0xff) << 8 | (b[2] & 0xff) << 16 | (b[3] & 0xff) << 24) == ZSTD_MAGIC) {
+            return Compression.ZSTD;
+        }
+        return Compression.NONE;
+    }
+
+    /** The bound on stream and decompressed bytes now in force. */
+    public static long maxStreamBytes() {
+        return maxStream;
+    }
+
+    /** Sets the bound (the CLI's {@code --max-input}); at least 1. */
+    public static void setMaxStreamBytes(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("the input limit must be positive");
+        }
+        maxStream = bytes;
+    }
+
+    private static long defaultMaxStream() {
+        String env = System.getenv("STACKFOLD_MAX_INPUT");
+        if (env == null || env.isBlank()) {
+            return DEFAULT_MAX_STREAM;
+        }
+        try {
+            return Sizes.parse(env);
+        } catch (IllegalArgumentException e) {
+            return DEFAULT_MAX_STREAM; // the CLI reports the bad value as a usage error
+        }
+    }
+
+    private static InputStream decompress(String name, Compression c, InputStream raw) throws IOException {
+        return switch (c) {
+            case NONE -> raw;
+            case GZIP -> Decompression.gunzip(name, raw);
+            case ZSTD -> Decompression.unzstd(name, raw);
+        };
+    }
+
+    /** Fails, naming the input and the limit, once more than {@link #maxStreamBytes()} were read. */
+    private static InputStream bounded(String name, InputStream in) {
+        long limit = maxStream;
+        return new FilterInputStream(in) {
+            private long count;
+
+            private int counted(int n) {
+                if (n > 0) {
+                    count += n;
+                    if (count > limit) {
+                        throw new InputException(name + ": more than " + Sizes.format(limit)
+                                + " of data (decompressed or streamed); if that is right, raise the limit with"
+                                + " --max-input SIZE or STACKFOLD_MAX_INPUT");
+                    }
+                }
+                return n;
+            }
+
+            @Override
+            public int read() throws IOException {
+                int b = super.read();
+                if (b >= 0) {
+                    counted(1);
+                }
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                return counted(super.read(b, off, len));
+            }
+
+            @Override
+            public long skip(long n) throws IOException {
+                long s = super.skip(n);
+                counted((int) Math.min(s, Integer.MAX_VALUE));
+                return s;
+            }
+        };
     }
 
     /** The name to use in messages. */
@@ -128,103 +229,238 @@ public final class Input implements AutoCloseable {
 
     /**
      * Up to {@code n} first bytes of the decompressed content, for format detection; the content can
-     * still be read whole afterwards, also from standard input.
+     * still be read whole afterwards, also from a stream.
      */
     public byte[] head(int n) throws IOException {
-        if (path != null) {
+        if (channel != null) {
             try (InputStream s = stream()) {
                 return s.readNBytes(n);
             }
         }
-        if (stdin == null) {
+        if (stream == null) {
             throw new IllegalStateException(name + " was already read");
         }
-        stdin.mark(n);
-        byte[] head = stdin.readNBytes(n);
-        stdin.reset();
+        stream.mark(n);
+        byte[] head = stream.readNBytes(n);
+        stream.reset();
         return head;
     }
 
-    /** The file's path, or null for standard input. */
+    /** The path of a regular file that can be opened again, or null for a stream (stdin, pipe, FIFO). */
     public Path path() {
         return path;
     }
 
+    public Compression compression() {
+        return compression;
+    }
+
+    public boolean isCompressed() {
+        return compression != Compression.NONE;
+    }
+
+    /** True for gzip content (kept for callers that print it). */
     public boolean isGzip() {
-        return gzip;
+        return compression == Compression.GZIP;
     }
 
     /** True where {@link #bytes()} maps the file rather than reading it into the heap. */
     public boolean isMappable() {
-        return path != null && !gzip && Files.isRegularFile(path);
+        return channel != null && compression == Compression.NONE;
     }
 
-    /** The decompressed content as a stream. */
+    /**
+     * The decompressed content as a stream. A regular file can be streamed any number of times; a
+     * stream input once.
+     */
     public InputStream stream() throws IOException {
-        InputStream raw;
-        if (path != null) {
-            raw = Files.newInputStream(path);
-        } else {
-            if (stdin == null) {
+        if (channel == null) {
+            if (stream == null || streamTaken) {
                 throw new IllegalStateException(name + " was already read");
             }
-            InputStream s = stdin;
-            stdin = null;
-            return s; // already decompressed, see head()
+            streamTaken = true;
+            InputStream s = stream;
+            stream = null;
+            return s;
         }
-        return gzip ? gunzip(name, raw) : raw;
+        InputStream raw = new ChannelInputStream(channel);
+        return compression == Compression.NONE ? raw : bounded(name, decompress(name, compression, raw));
     }
 
     /**
      * The decompressed content as a segment: a read-only mapping of a plain file, or the stream
-     * read into memory. Valid until {@link #close()}.
+     * read into memory (spilled to an unlinked temporary file when large). Valid until {@link #close()};
+     * later calls return the same segment, so a stream can be looked at and then parsed.
      */
     public MemorySegment bytes() throws IOException {
+        if (content != null) {
+            return content;
+        }
         if (arena == null) {
             arena = Arena.ofShared();
         }
         if (isMappable()) {
-            return map(path);
+            content = map(channel);
+            return content;
         }
-        // A stream (stdin, gzip): small ones are read into memory; a large one is spilled to a
-        // temporary file and mapped, so the heap never has to hold a whole profile.
         try (InputStream in = stream()) {
             byte[] head = in.readNBytes(IN_MEMORY_LIMIT);
-            if (head.length < IN_MEMORY_LIMIT) {
-                return MemorySegment.ofArray(head);
-            }
-            spill = Files.createTempFile("stackfold-", ".input");
-            try (var out = Files.newOutputStream(spill)) {
-                out.write(head);
-                in.transferTo(out);
-            }
-            return map(spill);
+            content = head.length < IN_MEMORY_LIMIT ? MemorySegment.ofArray(head) : map(spillRest(head, in));
+            return content;
         }
     }
 
-    private MemorySegment map(Path file) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = ch.size();
-            if (size == 0) {
-                return MemorySegment.ofArray(new byte[0]);
+    private MemorySegment content;
+
+    /**
+     * A file holding the decompressed content, for readers that need a path (JFR's parser): the
+     * file itself where it is plain, else a temporary copy deleted on {@link #close()}.
+     */
+    public Path file() throws IOException {
+        if (isMappable()) {
+            return path;
+        }
+        if (spill == null) {
+            spill = TempFiles.create("input");
+            try (InputStream in = stream(); var out = Files.newOutputStream(spill)) {
+                in.transferTo(out);
             }
-            return ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+        }
+        return spill;
+    }
+
+    /**
+     * Copies a large stream to a temporary file that is unlinked at once, so nothing is left behind
+     * whatever happens to the process; the open channel keeps its bytes until it is closed.
+     */
+    private FileChannel spillRest(byte[] head, InputStream in) throws IOException {
+        Path tmp = TempFiles.create("input");
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(tmp, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } finally {
+            TempFiles.delete(tmp);
+        }
+        try {
+            ByteBuffer buf = ByteBuffer.wrap(head);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            byte[] block = new byte[1 << 20];
+            int n;
+            while ((n = in.read(block)) > 0) {
+                buf = ByteBuffer.wrap(block, 0, n);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+            }
+            spilled = ch;
+            return ch;
+        } catch (IOException e) {
+            closeQuietly(ch);
+            throw new InputException(name + ": cannot spill the input to " + TempFiles.directory()
+                    + " (set TMPDIR to a larger file system): " + reason(e), e);
+        } catch (RuntimeException e) {
+            closeQuietly(ch);
+            throw e;
+        }
+    }
+
+    private FileChannel spilled;
+
+    private MemorySegment map(FileChannel ch) throws IOException {
+        long size = ch.size();
+        if (size == 0) {
+            return MemorySegment.ofArray(new byte[0]);
+        }
+        return ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+    }
+
+    static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        String m = e.getMessage();
+        return m == null ? e.getClass().getSimpleName() : m;
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing after a failure: the first error is the one to report
         }
     }
 
     @Override
     public void close() {
+        content = null;
         if (arena != null) {
             arena.close();
             arena = null;
         }
+        if (spilled != null) {
+            closeQuietly(spilled);
+            spilled = null;
+        }
         if (spill != null) {
-            try {
-                Files.deleteIfExists(spill);
-            } catch (IOException ignored) {
-                // a leftover in the temporary directory is harmless
-            }
+            TempFiles.delete(spill);
             spill = null;
+        }
+        if (stream != null) {
+            closeQuietly(stream);
+            stream = null;
+        }
+        if (channel != null) {
+            closeQuietly(channel);
+        }
+    }
+
+    /** Reads a file channel from the start with positional reads, so several readers never share a position. */
+    private static final class ChannelInputStream extends InputStream {
+        private final FileChannel ch;
+        private long pos;
+
+        ChannelInputStream(FileChannel ch) {
+            this.ch = ch;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
+            int n = ch.read(ByteBuffer.wrap(b, off, len), pos);
+            if (n > 0) {
+                pos += n;
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long s = Math.max(0, Math.min(n, ch.size() - pos));
+            pos += s;
+            return s;
+        }
+
+        @Override
+        public int available() throws IOException {
+            return (int) Math.min(Integer.MAX_VALUE, Math.max(0, ch.size() - pos));
+        }
+
+        @Override
+        public void close() {
+            // the channel belongs to the Input
         }
     }
 }

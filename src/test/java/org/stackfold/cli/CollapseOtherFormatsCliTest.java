@@ -117,7 +117,7 @@ class CollapseOtherFormatsCliTest {
 
     @Test
     void unknownFormatListsTheKnownOnes() {
-        assertThat(run("collapse", "nosuch", "x")).isEqualTo(1);
+        assertThat(run("collapse", "nosuch", "x")).as("a usage error").isEqualTo(2);
         assertThat(err.toString()).contains("unknown collapse format 'nosuch'").contains("dtrace")
                 .contains("ghcprof").contains("guess");
         assertThat(Arrays.asList(err.toString().split("\n"))).hasSize(1);

@@ -154,7 +154,7 @@ class CollapseRulesTest {
     }
 
     @Test
-    void bpftraceKeyPartsComeFirstAndStacksRootFirst() throws Exception {
+    void bpftraceNameThenNumbersThenStacksRootFirst() throws Exception {
         String text = """
                 Attaching 2 probes...
 
@@ -171,7 +171,7 @@ class CollapseRulesTest {
                 @count: 10
                 """;
         assertThat(CollapseTesting.collapse("bpftrace", text)).containsExactly(
-                "1234;busy;main;leaf;entry;kleaf 5", "[no stack] 3", "busy 2");
+                "[no stack] 3", "busy 2", "busy;1234;main;leaf;entry;kleaf 5");
     }
 
     @Test

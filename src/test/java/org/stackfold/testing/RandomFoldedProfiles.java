@@ -11,7 +11,7 @@ import org.stackfold.model.Profile;
  */
 public final class RandomFoldedProfiles {
     private static final String[] PARTS = {"main", "foo", "bar baz", "java/lang/Thread.run", "std::vector<int>::push_back",
-            "_[k]", "x", "0x7f00", "\u00e9t\u00e9", "\u6f22\u5b57", "[unknown]", "a 1", "<script>", "&amp;", "\"q\"", "",
+            "_[k]", "x", "0x7f00", "\u00e9t\u00e9", "\u6f22\u5b57", "[unknown]", "a 1", "<script>", "&amp", "\"q\"", "",
             "tab\there", "1.5", "#tag"};
 
     private RandomFoldedProfiles() {

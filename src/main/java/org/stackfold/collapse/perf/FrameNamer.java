@@ -171,6 +171,9 @@ final class FrameNamer {
             }
         }
         used = opt.perlCompat() ? perlCutArgs(pieceStart, used) : cutArgs(pieceStart, used);
+        if (!opt.perlCompat()) {
+            trim(pieceStart); // "StubRoutines (initialstubs)" is "StubRoutines", never "StubRoutines "
+        }
         if (opt.perlCompat()) {
             int w = pieceStart;
             for (int i = pieceStart; i < used; i++) {
@@ -202,6 +205,21 @@ final class FrameNamer {
             ends = Arrays.copyOf(ends, pieces * 2);
         }
         ends[pieces++] = used;
+    }
+
+    /** Drops white space at both ends of the piece in out[s, used). */
+    private void trim(int s) {
+        while (used > s && PerfBytes.isSpace(out[used - 1])) {
+            used--;
+        }
+        int lead = s;
+        while (lead < used && PerfBytes.isSpace(out[lead])) {
+            lead++;
+        }
+        if (lead > s) {
+            System.arraycopy(out, lead, out, s, used - lead);
+            used -= lead - s;
+        }
     }
 
     /** inferno's rule: cut at the first top-level '(' that is not a Go method or an anonymous namespace. */

@@ -263,13 +263,8 @@ final class PerfChunkParser implements Runnable {
 
     static String text(byte[] b, int s, int e) {
         int n = Math.min(e - s, 120);
-        byte[] c = Arrays.copyOfRange(b, s, s + n);
-        for (int i = 0; i < n; i++) {
-            if ((c[i] & 0xff) < 0x20 || c[i] == 0x7f) {
-                c[i] = ' '; // keep the message on one line
-            }
-        }
-        String t = new String(c, StandardCharsets.UTF_8).strip();
+        // Control bytes are escaped where the message is made (InputException, warnings: Printable).
+        String t = org.stackfold.io.Printable.of(new String(b, s, n, StandardCharsets.UTF_8).strip());
         return "'" + t + (e - s > n ? "...'" : "'");
     }
 

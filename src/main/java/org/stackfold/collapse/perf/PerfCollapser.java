@@ -91,7 +91,12 @@ public final class PerfCollapser implements Collapser {
         }
         List<PerfChunkParser> parts = new ArrayList<>();
         long total;
-        if (in.isMappable()) {
+        if (org.stackfold.collapse.LineEndStream.needed(in.head(1 << 16))) {
+            // Lone-CR line ends or a byte-order mark: read through a stream that makes them plain
+            // (the range parsers split on \n alone).
+            total = 0;
+            parts.add(new PerfChunkParser(new org.stackfold.collapse.LineEndStream(in.stream()), opt));
+        } else if (in.isMappable()) {
             // A file: mapped, cut at sample boundaries, one range per core.
             MemorySegment data = in.bytes();
             total = data.byteSize();

@@ -66,7 +66,8 @@ public final class FoldedReader {
         long size = data.byteSize();
         int parts = size >= MIN_PARALLEL_BYTES ? threads : 1;
         long[] cuts = cutAtLines(data, parts);
-        Mode decided = mode == Mode.AUTO ? detectMode(data, in.name()) : mode;
+        cuts[0] = FoldedSyntax.bomLength(data); // a UTF-8 byte-order mark is not part of the first frame
+        Mode decided = mode == Mode.AUTO ? detectMode(data, cuts[0]) : mode;
         List<Worker> workers = new ArrayList<>();
         try (Progress progress = Progress.start("reading " + in.name(), size)) {
             long[] done = new long[cuts.length - 1];
@@ -188,7 +189,7 @@ public final class FoldedReader {
         long e = lineStart;
         while (e < size && e - lineStart < 4096) {
             byte c = data.get(ValueLayout.JAVA_BYTE, e);
-            if (c == ';' || c == '\n' || c == ' ') {
+            if (c == ';' || c == '\n' || c == '\r' || c == ' ') {
                 break;
             }
             e++;
@@ -199,12 +200,11 @@ public final class FoldedReader {
     }
 
     /** AUTO mode: differential where the first record has two trailing counts. */
-    private static Mode detectMode(MemorySegment data, String name) {
+    private static Mode detectMode(MemorySegment data, long start) {
         long size = data.byteSize();
-        long start = 0;
         while (start < size) {
             long end = start;
-            while (end < size && data.get(ValueLayout.JAVA_BYTE, end) != '\n') {
+            while (end < size && !FoldedSyntax.isLineEnd(data.get(ValueLayout.JAVA_BYTE, end))) {
                 end++;
             }
             int len = (int) Math.min(end - start, 1 << 20);
@@ -288,6 +288,7 @@ public final class FoldedReader {
         long errorLine;
         long firstSkipLine;
         String firstSkipReason;
+        private boolean afterCr; // the last line ended with '\r': a '\n' right after it ends nothing
 
         // The previous record's stack: its bytes, where each frame ends, and each depth's node.
         private byte[] prev = new byte[4096];
@@ -331,14 +332,18 @@ public final class FoldedReader {
         /** Parses the whole lines of a block; see {@link ByteBlocks.Consumer}. */
         private int lines(byte[] buf, int start, int filled, boolean last) {
             while (true) {
-                int nl = indexOfNewline(buf, start, filled);
+                int nl = FoldedSyntax.indexOfLineEnd(buf, start, filled);
                 if (nl < 0) {
                     break;
                 }
-                lines++;
-                if (!line(buf, start, nl)) {
-                    return -1;
+                boolean crlf = afterCr && nl == start && buf[nl] == '\n';
+                if (!crlf) {
+                    lines++;
+                    if (!line(buf, start, nl)) {
+                        return -1;
+                    }
                 }
+                afterCr = buf[nl] == '\r';
                 start = nl + 1;
             }
             if (last && start < filled) {
@@ -349,15 +354,6 @@ public final class FoldedReader {
                 start = filled;
             }
             return start;
-        }
-
-        private static int indexOfNewline(byte[] b, int from, int to) {
-            for (int i = from; i < to; i++) {
-                if (b[i] == '\n') {
-                    return i;
-                }
-            }
-            return -1;
         }
 
         private void fail(long line, String what) {

@@ -16,6 +16,32 @@ final class FoldedSyntax {
         return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == 0x0b;
     }
 
+    /**
+     * Line ends are {@code \n}, {@code \r\n} and a lone {@code \r} (old Mac tools): readers end a
+     * line at either byte and take a {@code \n} right after a {@code \r} as part of that line end.
+     */
+    static boolean isLineEnd(byte c) {
+        return c == '\n' || c == '\r';
+    }
+
+    /** The first line end in b[from, to), or -1. */
+    static int indexOfLineEnd(byte[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == '\n' || b[i] == '\r') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** 3 where the data starts with a UTF-8 byte-order mark (Windows editors write one), else 0. */
+    static long bomLength(java.lang.foreign.MemorySegment data) {
+        return data.byteSize() >= 3
+                && data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0) == (byte) 0xEF
+                && data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 1) == (byte) 0xBB
+                && data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 2) == (byte) 0xBF ? 3 : 0;
+    }
+
     static boolean isDigit(byte c) {
         return c >= '0' && c <= '9';
     }

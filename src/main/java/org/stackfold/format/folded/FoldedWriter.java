@@ -23,17 +23,28 @@ import org.stackfold.transform.Merge;
  */
 public final class FoldedWriter {
     private final boolean differential;
+    private final boolean trimNames;
 
     /** Writes column 0 only, or both columns of a differential profile. */
     public FoldedWriter(boolean differential) {
+        this(differential, true);
+    }
+
+    /**
+     * {@code trimNames} false keeps white space at the ends of names, for byte-compatibility with
+     * stackcollapse-perf.pl ({@code collapse perf --perl-compat}); names are made safe for folded
+     * text either way ({@link FoldedNames}).
+     */
+    public FoldedWriter(boolean differential, boolean trimNames) {
         this.differential = differential;
+        this.trimNames = trimNames;
     }
 
     public void write(Profile profile, OutputStream out) throws IOException {
         if (differential && profile.tree().weights() < 2) {
             throw new IllegalArgumentException("not a differential profile");
         }
-        profile = byName(profile);
+        profile = byName(profile, trimNames);
         CallTree tree = profile.tree();
         FrameTable frames = profile.frames();
         // Siblings in the order "name;" sorts: a name before its extensions unless they go on below ';'.
@@ -49,15 +60,32 @@ public final class FoldedWriter {
 
     /**
      * Folded text knows only names: frames that differ in kind or location but share a name become
-     * one frame, so that no stack is written twice.
+     * one frame, and so do names that differ only in what folded text cannot carry
+     * ({@link FoldedNames}), so that no stack is written twice.
      */
-    private static Profile byName(Profile p) {
+    private static Profile byName(Profile p, boolean trim) {
         FrameTable f = p.frames();
-        if (f.size() == f.names().size()) {
+        ByteStringPool names = f.names();
+        boolean clean = true;
+        byte[] scratch = new byte[256];
+        for (int id = 0; id < names.size() && clean; id++) {
+            if (names.length(id) > scratch.length) {
+                scratch = new byte[Math.max(names.length(id), scratch.length * 2)];
+            }
+            clean = !FoldedNames.needsCleaning(scratch, 0, names.copyTo(id, scratch, 0), trim);
+        }
+        if (clean && f.size() == names.size()) {
             return p;
         }
         Profile flat = new Profile(new FrameTable(), new CallTree(p.tree().weights()), p.valueTypes());
-        int[] map = Merge.frameMap(f, flat.frames(), name -> name);
+        int[] map = new int[f.size()];
+        for (int frame = 0; frame < map.length; frame++) {
+            byte[] name = f.nameBytes(frame);
+            if (!clean && FoldedNames.needsCleaning(name, 0, name.length, trim)) {
+                name = FoldedNames.clean(name, trim);
+            }
+            map[frame] = flat.frames().plain(name, 0, name.length);
+        }
         for (int c = 0; c < p.tree().weights(); c++) {
             Merge.addColumn(p.tree(), c, flat.tree(), c, map);
         }

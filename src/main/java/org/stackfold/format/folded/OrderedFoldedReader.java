@@ -42,17 +42,25 @@ public final class OrderedFoldedReader {
         byte[] buf = new byte[1 << 16];
         int filled = 0;
         int pos = 0; // start of the current line in buf
-        int scan = 0; // where to continue looking for '\n'
+        int scan = 0; // where to continue looking for a line end
+        boolean afterCr = false; // the last line ended with '\r': a '\n' right after it ends nothing
         try (InputStream s = in.stream()) {
             boolean eof = false;
             while (!eof || pos < filled) {
                 int nl = -1;
                 for (int i = scan; i < filled; i++) {
-                    if (buf[i] == '\n') {
+                    if (FoldedSyntax.isLineEnd(buf[i])) {
                         nl = i;
                         break;
                     }
                 }
+                if (nl >= 0 && afterCr && nl == pos && buf[nl] == '\n') {
+                    afterCr = false; // the '\n' of a "\r\n"
+                    pos = nl + 1;
+                    scan = pos;
+                    continue;
+                }
+                afterCr = nl >= 0 && buf[nl] == '\r';
                 if (nl < 0 && !eof) {
                     scan = filled;
                     if (pos > 0) {
@@ -79,6 +87,10 @@ public final class OrderedFoldedReader {
                 lines++;
                 // --- one line in buf[pos, end)
                 int st = pos, e = end;
+                if (lines == 1 && e - st >= 3 && buf[st] == (byte) 0xEF && buf[st + 1] == (byte) 0xBB
+                        && buf[st + 2] == (byte) 0xBF) {
+                    st += 3; // a UTF-8 byte-order mark is not part of the first frame
+                }
                 while (e > st && FoldedSyntax.isSpace(buf[e - 1])) {
                     e--;
                 }

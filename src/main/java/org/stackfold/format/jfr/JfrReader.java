@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -70,7 +69,7 @@ public final class JfrReader {
         for (String one : (event == null ? "cpu" : event).split(",")) {
             JfrEvents events = JfrEvents.of(one.strip());
             if (events == null) {
-                throw new InputException("unknown JFR event '" + one.strip() + "'; use one of " + JfrEvents.aliases()
+                throw new org.stackfold.io.UsageException("unknown JFR event '" + one.strip() + "'; use one of " + JfrEvents.aliases()
                         + " or a full event name such as jdk.ExecutionSample");
             }
             if (vt != null && !vt.equals(events.valueType())) {
@@ -98,18 +97,7 @@ public final class JfrReader {
     }
 
     static <T> T withPath(Input in, PathBody<T> body) throws IOException {
-        if (in.path() != null && !in.isGzip()) {
-            return body.apply(in.path());
-        }
-        Path tmp = Files.createTempFile("stackfold-", ".jfr");
-        try {
-            try (InputStream s = in.stream()) {
-                Files.copy(s, tmp, StandardCopyOption.REPLACE_EXISTING);
-            }
-            return body.apply(tmp);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        return body.apply(in.file()); // the file itself, or a bounded temporary copy of a stream
     }
 
     public Profile read(Input in) throws IOException {

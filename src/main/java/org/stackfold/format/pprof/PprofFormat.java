@@ -21,6 +21,11 @@ public final class PprofFormat implements ProfileFormat {
     }
 
     @Override
+    public boolean writesCompressed() {
+        return true;
+    }
+
+    @Override
     public List<String> extensions() {
         return List.of("pprof", "pb");
     }

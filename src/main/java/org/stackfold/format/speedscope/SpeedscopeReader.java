@@ -111,6 +111,10 @@ public final class SpeedscopeReader {
             } catch (StreamReadException e) {
                 throw InputException.atOffset(in.name(), e.getLocation() == null ? -1
                         : e.getLocation().getByteOffset(), "speedscope: invalid JSON: " + e.getOriginalMessage());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                // A limit (nesting depth, string length, number length): where the parser stood.
+                throw InputException.atOffset(in.name(), p.currentLocation().getByteOffset(),
+                        "speedscope: JSON past a limit: " + e.getOriginalMessage());
             }
         }
     }

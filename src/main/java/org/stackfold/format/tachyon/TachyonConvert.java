@@ -21,31 +21,26 @@ public final class TachyonConvert {
     }
 
     /** Converts and returns true where this is such a conversion; false leaves it to the generic path. */
-    public static boolean tryDirect(List<String> inputs, String output, String to, String from,
+    public static boolean tryDirect(Input in, ProfileFormat format, String output, String to,
                                     FormatOptions options, OutputStream stdout) throws IOException {
-        if (inputs.size() != 1 || inputs.getFirst().equals("-")) {
+        if (!(format instanceof TachyonFormat)) {
             return false;
         }
-        try (Input in = Input.open(inputs.getFirst())) {
-            if (!(Formats.forInput(in, from) instanceof TachyonFormat)) {
-                return false;
-            }
-            ProfileFormat target = Formats.forOutput(output, to, "folded");
-            if (!(target instanceof TachyonFormat || target instanceof FoldedFormat)) {
-                return false;
-            }
-            TachyonFile f = TachyonFile.open(in.name(), in.bytes());
-            TachyonOptions o = TachyonOptions.from(options);
-            try (AtomicOutput out = AtomicOutput.open(output, stdout == null ? System.out : stdout)) {
-                if (target instanceof FoldedFormat) {
-                    TachyonFolded.write(f, o, out.stream());
-                } else {
-                    rewrite(f, o, TachyonFormat.writerSettings(TachyonWriter.Settings.of(f), options), out.stream());
-                }
-                out.commit();
-            }
-            return true;
+        ProfileFormat target = Formats.forOutput(output, to, "folded");
+        if (!(target instanceof TachyonFormat || target instanceof FoldedFormat)) {
+            return false;
         }
+        TachyonFile f = TachyonFile.open(in.name(), in.bytes());
+        TachyonOptions o = TachyonOptions.from(options);
+        try (AtomicOutput out = AtomicOutput.open(output, stdout == null ? System.out : stdout)) {
+            if (target instanceof FoldedFormat) {
+                TachyonFolded.write(f, o, out.stream());
+            } else {
+                rewrite(f, o, TachyonFormat.writerSettings(TachyonWriter.Settings.of(f), options), out.stream());
+            }
+            out.commit();
+        }
+        return true;
     }
 
     /** Writes the samples of {@code f} that pass the filters of {@code o} as a new Tachyon file. */

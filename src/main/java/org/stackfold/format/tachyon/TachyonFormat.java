@@ -73,7 +73,7 @@ public final class TachyonFormat implements ProfileFormat {
             s = s.withCompression(switch (c.toLowerCase(Locale.ROOT)) {
                 case "none" -> Tachyon.COMPRESSION_NONE;
                 case "zstd", "auto" -> Tachyon.COMPRESSION_ZSTD;
-                default -> throw new InputException("--compression: expected none or zstd, got '" + c + "'");
+                default -> throw new org.stackfold.io.UsageException("--compression: expected none or zstd, got '" + c + "'");
             });
         }
         String bo = o.get(TachyonOptions.BYTE_ORDER, null);
@@ -81,13 +81,13 @@ public final class TachyonFormat implements ProfileFormat {
             s = s.withOrder(switch (bo.toLowerCase(Locale.ROOT)) {
                 case "little", "le", "little-endian" -> ByteOrder.LITTLE_ENDIAN;
                 case "big", "be", "big-endian" -> ByteOrder.BIG_ENDIAN;
-                default -> throw new InputException("--tachyon-byte-order: expected little or big, got '" + bo + "'");
+                default -> throw new org.stackfold.io.UsageException("--tachyon-byte-order: expected little or big, got '" + bo + "'");
             });
         }
         if (o.has(TachyonOptions.INTERVAL)) {
             long iv = o.getLong(TachyonOptions.INTERVAL, 1000);
             if (iv <= 0) {
-                throw new InputException("--tachyon-interval: must be a positive number of microseconds");
+                throw new org.stackfold.io.UsageException("--tachyon-interval: must be a positive number of microseconds");
             }
             s = s.withTiming(s.startTime(), iv);
         }

@@ -70,7 +70,7 @@ public record TachyonOptions(Naming naming, boolean perThread, long[] threads, i
         boolean perThread = switch (o.get(STACKS, "per-thread").toLowerCase(Locale.ROOT)) {
             case "per-thread", "thread", "threads" -> true;
             case "merged", "merge" -> false;
-            default -> throw new InputException("--tachyon-stacks: expected per-thread or merged, got '"
+            default -> throw new org.stackfold.io.UsageException("--tachyon-stacks: expected per-thread or merged, got '"
                     + o.get(STACKS, "") + "'");
         };
         long[] threads = null;
@@ -81,7 +81,7 @@ public record TachyonOptions(Naming naming, boolean perThread, long[] threads, i
                 try {
                     threads[i] = Long.parseUnsignedLong(parts[i].trim());
                 } catch (NumberFormatException e) {
-                    throw new InputException("--tachyon-threads: '" + parts[i].trim() + "' is not a thread id");
+                    throw new org.stackfold.io.UsageException("--tachyon-threads: '" + parts[i].trim() + "' is not a thread id");
                 }
             }
         }
@@ -117,7 +117,7 @@ public record TachyonOptions(Naming naming, boolean perThread, long[] threads, i
             case "exception", "has-exception" -> Tachyon.STATUS_HAS_EXCEPTION;
             case "main", "main-thread" -> Tachyon.STATUS_MAIN_THREAD;
             case "unknown" -> Tachyon.STATUS_UNKNOWN;
-            default -> throw new InputException("--tachyon-status: unknown flag '" + flag
+            default -> throw new org.stackfold.io.UsageException("--tachyon-status: unknown flag '" + flag
                     + "' (known: on-cpu, gil, gil-wait, exception, main-thread, unknown; prefix no- to exclude)");
         };
     }
@@ -130,7 +130,7 @@ public record TachyonOptions(Naming naming, boolean perThread, long[] threads, i
             }
             return Math.round(s * 1e6);
         } catch (NumberFormatException e) {
-            throw new InputException("--" + option.replace('.', '-') + ": '" + seconds
+            throw new org.stackfold.io.UsageException("--" + option.replace('.', '-') + ": '" + seconds
                     + "' is not a number of seconds after the profile's start");
         }
     }

@@ -328,7 +328,7 @@ public final class TachyonWriter {
         if (heldBytes > SPILL_THRESHOLD) {
             // Large outputs go to a temporary file so that memory stays bounded.
             try {
-                spillPath = java.nio.file.Files.createTempFile("stackfold-tachyon-", ".samples");
+                spillPath = org.stackfold.io.TempFiles.create("tachyon-samples");
                 spill = new java.io.BufferedOutputStream(java.nio.file.Files.newOutputStream(spillPath), 1 << 20);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
@@ -445,7 +445,7 @@ public final class TachyonWriter {
                 spill.close();
                 java.nio.file.Files.copy(spillPath, out);
             } finally {
-                java.nio.file.Files.deleteIfExists(spillPath);
+                org.stackfold.io.TempFiles.delete(spillPath);
             }
         }
         for (byte[] c : sampleChunks) {

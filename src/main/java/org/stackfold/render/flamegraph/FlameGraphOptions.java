@@ -113,6 +113,9 @@ public final class FlameGraphOptions {
 
     /** Checks values that would otherwise fail late or produce a broken SVG. */
     public void validate() {
+        if (encoding != null) {
+            checkEncoding(encoding);
+        }
         if (width < 20) {
             throw new IllegalArgumentException("--width must be at least 20");
         }
@@ -130,5 +133,30 @@ public final class FlameGraphOptions {
         }
         // Notes with < or > are escaped (inferno) rather than refused (flamegraph.pl).
         background();
+    }
+
+    /**
+     * The SVG's bytes are the profile's bytes (UTF-8, or whatever the names were), as flamegraph.pl
+     * writes them; the declaration only names them. So only encodings in which those bytes stay a
+     * well-formed document are taken: UTF-8, and single-byte encodings that extend ASCII
+     * (ISO-8859-1 for names recorded in Latin-1). UTF-16 and the like would make every byte wrong.
+     */
+    static void checkEncoding(String name) {
+        if (!name.matches("[A-Za-z][A-Za-z0-9._-]*")) {
+            throw new IllegalArgumentException("--encoding: '" + name + "' is not an encoding name");
+        }
+        java.nio.charset.Charset cs;
+        try {
+            cs = java.nio.charset.Charset.forName(name);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--encoding: unknown encoding '" + name + "'");
+        }
+        boolean asciiCompatible = cs.canEncode() && java.util.Arrays.equals(
+                "<?xml".getBytes(cs), "<?xml".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        boolean singleByte = cs.canEncode() && cs.newEncoder().maxBytesPerChar() == 1.0f;
+        if (!cs.equals(java.nio.charset.StandardCharsets.UTF_8) && !(asciiCompatible && singleByte)) {
+            throw new IllegalArgumentException("--encoding: " + name + " would not describe the SVG's bytes; use UTF-8"
+                    + " (the default) or a single-byte encoding such as ISO-8859-1");
+        }
     }
 }

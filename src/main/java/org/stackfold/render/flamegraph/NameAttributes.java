@@ -32,7 +32,7 @@ public final class NameAttributes {
     }
 
     public static Map<String, Attrs> read(Path file, Consumer<String> warn) throws IOException {
-        return parse(Files.readAllLines(file, StandardCharsets.UTF_8), warn);
+        return parse(org.stackfold.io.TextFiles.readLines(file), warn);
     }
 
     static Map<String, Attrs> parse(List<String> lines, Consumer<String> warn) {

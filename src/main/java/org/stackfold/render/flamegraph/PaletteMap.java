@@ -25,7 +25,7 @@ final class PaletteMap {
         PaletteMap m = new PaletteMap();
         if (Files.exists(file)) {
             int ignored = 0;
-            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            for (String line : org.stackfold.io.TextFiles.readLines(file)) {
                 Matcher x = LINE.matcher(line);
                 if (x.matches()) {
                     m.colors.put(x.group(1), Palette.pack(Integer.parseInt(x.group(2)), Integer.parseInt(x.group(3)),

@@ -18,11 +18,19 @@ public final class SortCheck {
         long size = data.byteSize();
         long start = 0;
         long lineNo = 0;
+        boolean afterCr = false;
         while (start < size) {
             long end = start;
-            while (end < size && data.get(ValueLayout.JAVA_BYTE, end) != '\n') {
+            byte c = 0;
+            while (end < size && (c = data.get(ValueLayout.JAVA_BYTE, end)) != '\n' && c != '\r') {
                 end++;
             }
+            if (afterCr && end == start && c == '\n') {
+                afterCr = false; // the '\n' of a "\r\n"
+                start = end + 1;
+                continue;
+            }
+            afterCr = end < size && c == '\r';
             lineNo++;
             long s = start, e = end;
             while (s < e && isSpace(data.get(ValueLayout.JAVA_BYTE, s))) {

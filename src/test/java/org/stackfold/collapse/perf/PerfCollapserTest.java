@@ -186,7 +186,7 @@ class PerfCollapserTest {
             "7f00 a;b (/lib/x.so)|a:b",
             "7f00 [unknown] (/usr/lib/libc.so.6)|[libc.so.6]",
             "7f00 [unknown] ([unknown])|[unknown]",
-            "7f00  (/lib/x.so)|' '",
+            "7f00  (/lib/x.so)|''", // a blank name is trimmed to empty: folded text cannot keep it
             "7f00 foo (/tmp/my lib.so (deleted))|foo",
             "7f00 foo|foo",
             "7f00 std::sys::unix::fs::File::open::hb90e1c1c787080f0 (/bin/rg)|std::sys::unix::fs::File::open",

@@ -77,7 +77,7 @@ final class PerfTestSupport {
         Profile p = profile(input, opt, warnings);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
-            new FoldedWriter(false).write(p, out);
+            new FoldedWriter(false, !opt.perlCompat()).write(p, out); // as the CLI writes it
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -99,12 +99,22 @@ class FlameGraphCliTest {
     }
 
     @Test
-    void emptyInputWritesTheErrorSvgAndFails() throws Exception {
+    void emptyInputFailsAndLeavesNoOutputFile() throws Exception {
         Run r = run(file("empty.folded", "").toString());
         assertThat(r.rc()).isEqualTo(1);
         assertThat(r.err()).contains("no stack counts found");
-        assertThat(r.text()).contains("ERROR: No valid input provided to flamegraph");
-        SvgFrames.parse(Files.readAllBytes(r.svg()));
+        assertThat(r.svg()).doesNotExist();
+    }
+
+    @Test
+    void emptyInputToStandardOutputIsTheErrorPictureBothPeersDraw() throws Exception {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int rc = org.stackfold.cli.Main.run(new String[] {"flamegraph", file("empty2.folded", "").toString()}, out,
+                new java.io.PrintWriter(err, true));
+        assertThat(rc).isEqualTo(1);
+        assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("ERROR: No valid input provided to flamegraph");
+        SvgFrames.parse(out.toByteArray());
     }
 
     @Test
