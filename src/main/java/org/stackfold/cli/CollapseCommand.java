@@ -63,10 +63,10 @@ final class CollapseCommand implements Callable<Integer> {
             description = "perf: drop the callers of the first frame named FUNC, and the process root (repeatable).")
     java.util.List<String> perfSkipAfter = new java.util.ArrayList<>();
 
-    @Option(names = "--inline", description = "perf: accepted for compatibility; no symbolizer yet, frames stay as printed.")
+    @Option(names = "--inline", description = "perf: add the functions inlined into each frame of an ELF file with DWARF (as addr2line -i), tagged _[i].")
     boolean perfInline;
 
-    @Option(names = "--context", description = "perf: with --inline, source context (accepted, no effect yet).")
+    @Option(names = "--context", description = "perf: with --inline, add :FILE:LINE to the expanded frames.")
     boolean perfContext;
 
     @Option(names = "--srcline", description = "perf: input is 'perf script -F+srcline'; add file:line to frames.")

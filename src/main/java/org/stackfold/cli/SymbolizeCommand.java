@@ -68,6 +68,9 @@ final class SymbolizeCommand implements Callable<Integer> {
     @Option(names = "--no-lines", description = "No source files and lines.")
     boolean noLines;
 
+    @Option(names = "--no-jvm-perf-map", description = "Do not ask a JVM target to write its perf map (jcmd PID Compiler.perfmap).")
+    boolean noJvmPerfMap;
+
     @Option(names = "--annotate", description = "With --folded: suffix kernel frames _[k], inlined _[i], JIT _[j].")
     boolean annotate;
 
@@ -93,7 +96,7 @@ final class SymbolizeCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--format addr2line needs --elf FILE and addresses");
         }
         SymbolizerOptions options = new SymbolizerOptions(!rawNames, !noInline, !noLines, stripParams);
-        try (Symbolizer symbolizer = new Symbolizer(options);
+        try (Symbolizer symbolizer = new Symbolizer(options).askJvmsForPerfMaps(!noJvmPerfMap);
              AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             if (folded != null) {
                 rewriteFolded(symbolizer, out.stream());

@@ -66,6 +66,8 @@ final class DwarfIndex {
     private int[] rowDisc;
     /** binutils 2.40's file for each row, where it differs anywhere; null otherwise. */
     private int[] rowBfdFile;
+    private AddressIndex rowIndex;
+    private AddressIndex rootIndex;
 
     // functions in pre-order
     private int entries;
@@ -82,6 +84,8 @@ final class DwarfIndex {
     private long[] rangeHi = new long[512];
     private long[] rootLo;
     private long[] rootHi;
+    /** The highest end among roots 0..i, so a backwards scan stops where nothing further back can reach. */
+    private long[] rootMaxHi;
     private int[] rootEntry;
 
     // rows while reading, before sorting sequences
@@ -736,11 +740,16 @@ final class DwarfIndex {
         rootLo = new long[roots];
         rootHi = new long[roots];
         rootEntry = new int[roots];
+        rootMaxHi = new long[roots];
+        long max = 0;
         for (int i = 0; i < roots; i++) {
             rootLo[i] = lo[order[i]];
             rootHi[i] = hi[order[i]];
             rootEntry[i] = en[order[i]];
+            max = Long.compareUnsigned(rootHi[i], max) > 0 ? rootHi[i] : max;
+            rootMaxHi[i] = max;
         }
+        rootIndex = new AddressIndex(rootLo);
     }
 
     // ---- line programs -----------------------------------------------------------------------
@@ -1080,6 +1089,7 @@ final class DwarfIndex {
             }
             k += n;
         }
+        rowIndex = new AddressIndex(rowAddr);
         tAddr = null;
         tFile = null;
         tLine = null;
@@ -1094,17 +1104,7 @@ final class DwarfIndex {
 
     /** The line row covering {@code address} (the last row at or below it within a sequence), or -1. */
     int lineRow(long address) {
-        int lo = 0;
-        int hi = rowAddr.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(rowAddr[mid], address) <= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        int r = lo - 1;
+        int r = rowIndex.upperBound(address) - 1;
         return r >= 0 && rowFile[r] >= 0 ? r : -1;
     }
 
@@ -1127,19 +1127,13 @@ final class DwarfIndex {
 
     /** The innermost function (inlined or not) whose ranges contain {@code address}, or -1. */
     int innermost(long address) {
-        int lo = 0;
-        int hi = rootLo.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(rootLo[mid], address) <= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        int lo = rootIndex.upperBound(address);
         int best = -1;
         long bestLength = -1;
         for (int i = lo - 1, steps = 0; i >= 0 && steps < 32; i--, steps++) {
+            if (Long.compareUnsigned(rootMaxHi[i], address) <= 0) {
+                break;
+            }
             if (Long.compareUnsigned(address, rootHi[i]) < 0) {
                 long length = rootHi[i] - rootLo[i];
                 if (best < 0 || Long.compareUnsigned(length, bestLength) < 0) {

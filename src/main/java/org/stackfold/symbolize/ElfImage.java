@@ -19,6 +19,7 @@ final class ElfImage {
     private ElfFile debug;
     private volatile SymbolTable symbols;
     private volatile boolean symbolsResolved;
+    private volatile java.util.Map<String, Integer> symbolsByName;
     private volatile DwarfIndex dwarf;
     private volatile boolean dwarfResolved;
 
@@ -64,6 +65,35 @@ final class ElfImage {
             }
         }
         return symbols;
+    }
+
+    /**
+     * The function symbol called {@code name}: its linkage name, its demangled name or that name
+     * without parameters (perf prints any of them); -1 when there is none.
+     */
+    int symbolNamed(String name) {
+        java.util.Map<String, Integer> m = symbolsByName;
+        if (m == null) {
+            synchronized (this) {
+                m = symbolsByName;
+                if (m == null) {
+                    m = new java.util.HashMap<>();
+                    SymbolTable t = symbols();
+                    for (int i = 0; t != null && i < t.count(); i++) {
+                        if (t.isFunction(i)) {
+                            String raw = t.name(i);
+                            m.putIfAbsent(raw, i);
+                            String d = Names.INSTANCE.demangle(raw);
+                            m.putIfAbsent(d, i);
+                            m.putIfAbsent(Names.stripParameters(d), i);
+                        }
+                    }
+                    symbolsByName = m;
+                }
+            }
+        }
+        Integer i = m.get(name);
+        return i == null ? -1 : i;
     }
 
     /** The DWARF index of the file (or of its debug file), or null without DWARF. */

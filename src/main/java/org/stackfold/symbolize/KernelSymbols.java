@@ -15,9 +15,10 @@ import org.stackfold.model.FrameKind;
  * {@code /proc/kallsyms} parsed on bytes: text symbols (t, T, w, W) sorted by address in primitive
  * columns, names kept as offsets into the file's bytes, modules as small indexes ("vmlinux" for the
  * core kernel; BPF programs carry module "bpf" and names {@code bpf_prog_TAG_NAME}). Kallsyms has no
- * sizes: a symbol covers up to the next one. Among aliases at one address the name perf picks comes
- * first (perf's choose_best_symbol: not weak, then global, then fewer leading underscores, then the
- * longest name, then file order), so names agree with {@code perf script}.
+ * sizes: a symbol covers up to the next one. Among aliases at one address the last one in the file
+ * comes first, which is the name {@code perf script} prints: perf gives each kallsyms symbol the
+ * size up to the next one, so only the last alias has a non-zero size, and its choose_best_symbol
+ * prefers a sized symbol before anything else.
  */
 final class KernelSymbols implements AddressSymbolizer {
     static final String CORE = "vmlinux";
@@ -29,6 +30,7 @@ final class KernelSymbols implements AddressSymbolizer {
     private final int[] nameEnd;
     private final short[] module;
     private final String[] modules;
+    private final AddressIndex index;
 
     private KernelSymbols(String source, byte[] text, long[] address, int[] nameStart, int[] nameEnd, short[] module,
                           String[] modules) {
@@ -39,6 +41,7 @@ final class KernelSymbols implements AddressSymbolizer {
         this.nameEnd = nameEnd;
         this.module = module;
         this.modules = modules;
+        this.index = new AddressIndex(address);
     }
 
     static KernelSymbols load(Path kallsyms) throws IOException {
@@ -51,7 +54,6 @@ final class KernelSymbols implements AddressSymbolizer {
         int[] ns = new int[capacity];
         int[] ne = new int[capacity];
         short[] mod = new short[capacity];
-        byte[] types = new byte[capacity];
         Map<String, Short> moduleIds = new HashMap<>();
         List<String> moduleNames = new ArrayList<>();
         moduleNames.add(CORE);
@@ -112,9 +114,7 @@ final class KernelSymbols implements AddressSymbolizer {
                     ns = java.util.Arrays.copyOf(ns, c);
                     ne = java.util.Arrays.copyOf(ne, c);
                     mod = java.util.Arrays.copyOf(mod, c);
-                    types = java.util.Arrays.copyOf(types, c);
                 }
-                types[n] = type;
                 addr[n] = a;
                 ns[n] = nameAt;
                 ne[n] = nameStop;
@@ -128,12 +128,9 @@ final class KernelSymbols implements AddressSymbolizer {
             throw new InputException(source + ": all addresses are zero (kernel.kptr_restrict; run as root)");
         }
         final long[] fa = addr;
-        final int[] fs = ns;
-        final int[] fe = ne;
-        final byte[] ft = types;
         int[] order = IndexSort.sorted(n, (x, y) -> {
             int c = Long.compareUnsigned(fa[x], fa[y]);
-            return c != 0 ? c : perfPreference(b, ft[x], fs[x], fe[x], ft[y], fs[y], fe[y]);
+            return c != 0 ? c : Integer.compare(y, x);
         });
         long[] sa = new long[n];
         int[] sns = new int[n];
@@ -149,43 +146,13 @@ final class KernelSymbols implements AddressSymbolizer {
         return new KernelSymbols(source, b, sa, sns, sne, sm, moduleNames.toArray(String[]::new));
     }
 
-    /** Negative when the first alias is the one perf names an address with. */
-    private static int perfPreference(byte[] b, byte typeX, int sx, int ex, byte typeY, int sy, int ey) {
-        int c = Boolean.compare(typeX == 'W', typeY == 'W');
-        if (c == 0) {
-            c = Boolean.compare(typeY == 'T', typeX == 'T');
-        }
-        if (c == 0) {
-            c = Integer.compare(underscores(b, sx, ex), underscores(b, sy, ey));
-        }
-        return c != 0 ? c : Integer.compare(ey - sy, ex - sx);
-    }
-
-    private static int underscores(byte[] b, int s, int e) {
-        int i = s;
-        while (i < e && b[i] == '_') {
-            i++;
-        }
-        return i - s;
-    }
-
     int count() {
         return address.length;
     }
 
     /** Index of the symbol covering {@code addr} (the preferred alias at the last address at or below it), or -1. */
     int lookup(long addr) {
-        int lo = 0;
-        int hi = address.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(address[mid], addr) <= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        int i = lo - 1;
+        int i = index.upperBound(addr) - 1;
         while (i > 0 && address[i - 1] == address[i]) {
             i--;
         }

@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
- * Linkage names to the names people read: Rust legacy names by our own code, C++ (Itanium)
+ * Linkage names to the names people read: Rust legacy and v0 names by our own code, C++ (Itanium)
  * names through libstdc++'s {@code __cxa_demangle} called with FFM. A name that does not demangle
  * is kept as it is; without libstdc++ C++ names stay raw.
  */
@@ -56,6 +56,10 @@ final class Names {
 
     /** The demangled name, or {@code raw} when it is not a mangled name we can read. */
     String demangle(String raw) {
+        if (raw.startsWith("_R")) {
+            String v0 = RustDemangler.v0(raw);
+            return v0 != null ? v0 : raw;
+        }
         if (!raw.startsWith("_Z")) {
             return raw;
         }

@@ -52,8 +52,8 @@ final class ProcessSnapshot implements AddressSymbolizer {
      * Snapshots process {@code pid} under {@code proc} (normally /proc), with its perf map looked
      * up as {@code perfMapDir/perf-PID.map}.
      */
-    static ProcessSnapshot take(int pid, Path proc, Path perfMapDir, ImageCache cache, SymbolizerOptions options)
-            throws IOException {
+    static ProcessSnapshot take(int pid, Path proc, Path perfMapDir, ImageCache cache, SymbolizerOptions options,
+                                boolean askJvm) throws IOException {
         Path dir = proc.resolve(Integer.toString(pid));
         byte[] text;
         try {
@@ -78,6 +78,9 @@ final class ProcessSnapshot implements AddressSymbolizer {
         PerfMap perfMap = null;
         if (anyAnonymous) {
             Path map = perfMapDir.resolve("perf-" + pid + ".map");
+            if (askJvm && maps.stream().anyMatch(m -> m.path().endsWith("/libjvm.so"))) {
+                JvmPerfMap.request(pid, dir);
+            }
             if (Files.isReadable(map)) {
                 perfMap = PerfMap.load(map);
             }

@@ -30,6 +30,11 @@ final class SymbolTable {
     final int[] sectionIndex;
     private final boolean[] function;
     private final byte[] binding;
+    /** Decoded names, filled on first use (a benign race: every thread decodes the same string). */
+    private final String[] names;
+    /** For the first function symbol of each alias group, the alias perf names the group by. */
+    private final int[] preferred;
+    private final AddressIndex index;
 
     private SymbolTable(ElfFile elf, int section, boolean dynamic) {
         this.elf = elf;
@@ -109,6 +114,12 @@ final class SymbolTable {
             end = Math.max(end, st[k] + Math.max(sz[k], 1));
             maxEnd[i] = end;
         }
+        index = new AddressIndex(start);
+        names = new String[total];
+        preferred = new int[total];
+        for (int i = 0; i < total; i++) {
+            preferred[i] = function[i] ? choosePreferred(i) : i;
+        }
     }
 
     /** The file's .symtab, else its .dynsym; null when it has neither. */
@@ -129,7 +140,12 @@ final class SymbolTable {
     }
 
     String name(int i) {
-        return elf.string(strtabOffset, strtabSize, nameIndex[i] & 0xffffffffL);
+        String n = names[i];
+        if (n == null) {
+            n = elf.string(strtabOffset, strtabSize, nameIndex[i] & 0xffffffffL);
+            names[i] = n;
+        }
+        return n;
     }
 
     /** The STT_FILE name GNU tools attach to this symbol, or null. */
@@ -201,8 +217,12 @@ final class SymbolTable {
         return best;
     }
 
-    /** Among the function aliases of {@code g} with its size, the one perf names. */
     private int preferredAlias(int g) {
+        return preferred[g];
+    }
+
+    /** Among the function aliases of {@code g} with its size, the one perf names. */
+    private int choosePreferred(int g) {
         int best = g;
         for (int k = g + 1; k < start.length && start[k] == start[g] && size[k] == size[g]; k++) {
             if (function[k] && perfPrefers(k, best)) {
@@ -246,16 +266,6 @@ final class SymbolTable {
 
     /** First index whose start is above {@code address} (unsigned). */
     private int upperBound(long address) {
-        int lo = 0;
-        int hi = start.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(start[mid], address) <= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
+        return index.upperBound(address);
     }
 }

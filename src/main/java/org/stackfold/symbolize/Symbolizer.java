@@ -33,6 +33,7 @@ public final class Symbolizer implements AutoCloseable {
     private final ImageCache images;
     private final Map<Integer, ProcessSnapshot> processes = new ConcurrentHashMap<>();
     private volatile KernelSymbols kernel;
+    private volatile boolean askJvms = true;
 
     public Symbolizer(SymbolizerOptions options) {
         this(options, Path.of("/proc"), Path.of("/tmp"), List.of(Path.of("/usr/lib/debug")));
@@ -77,7 +78,7 @@ public final class Symbolizer implements AutoCloseable {
         try {
             return processes.computeIfAbsent(pid, p -> {
                 try {
-                    return ProcessSnapshot.take(p, proc, perfMapDir, images, options);
+                    return ProcessSnapshot.take(p, proc, perfMapDir, images, options, askJvms);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -95,10 +96,38 @@ public final class Symbolizer implements AutoCloseable {
         return ProcessSnapshot.fromMaps(mapsFile, perfMap, images, options);
     }
 
+    /**
+     * Whether a snapshot of a JVM asks it to write its perf map first ({@code jcmd PID
+     * Compiler.perfmap}, default on): JIT code moves, so the map must be as new as the profile.
+     */
+    public Symbolizer askJvmsForPerfMaps(boolean ask) {
+        askJvms = ask;
+        return this;
+    }
+
     /** Addresses of one ELF file, as virtual addresses of that file (what addr2line -e takes). */
     public AddressSymbolizer elf(Path file) throws IOException {
         ElfImage image = image(file);
         return address -> image.frames(address, FrameKind.NATIVE, options, Names.INSTANCE);
+    }
+
+    /**
+     * The frames of {@code function+offset} in an ELF file, as {@code perf script} prints a frame
+     * (linkage or demangled name, with or without parameters); empty when the file cannot be read
+     * or has no such function. Lets {@code collapse perf --inline} expand inlined frames without
+     * knowing where the file was loaded.
+     */
+    public List<SymbolFrame> symbolizeFunction(Path file, String function, long offset) {
+        try {
+            ElfImage image = image(file);
+            int s = image.symbolNamed(function);
+            if (s < 0) {
+                return List.of();
+            }
+            return image.frames(image.symbols().start[s] + offset, FrameKind.NATIVE, options, Names.INSTANCE);
+        } catch (IOException | InputException e) {
+            return List.of();
+        }
     }
 
     /** The cached image of an ELF file on disk. */

@@ -46,7 +46,7 @@ class KernelSymbolsTest {
 
     @Test
     void aliasesResolveToThePerfChoice() throws IOException {
-        // _text and _stext share an address: both global, one underscore each → the longer name
+        // _text and _stext share an address: perf names it by the last of them in the file
         assertThat(fixture().symbolize(0xffffffff81000000L).getFirst().function()).isEqualTo("_stext");
         KernelSymbols k = KernelSymbols.parse("""
                 ffffffff81000000 t __local_one
@@ -55,7 +55,7 @@ class KernelSymbolsTest {
                 ffffffff81000000 T __global_longer_name
                 ffffffff81000000 T __global_name
                 """.getBytes(StandardCharsets.US_ASCII), "t");
-        assertThat(k.symbolize(0xffffffff81000001L).getFirst().function()).isEqualTo("__global_longer_name");
+        assertThat(k.symbolize(0xffffffff81000001L).getFirst().function()).isEqualTo("__global_name");
     }
 
     @Test

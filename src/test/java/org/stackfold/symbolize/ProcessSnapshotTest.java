@@ -26,7 +26,7 @@ class ProcessSnapshotTest {
     @Test
     void aLibcFunctionOfThisProcessIsNamed() throws IOException {
         long getpid = Linker.nativeLinker().defaultLookup().find("getpid").orElseThrow().address();
-        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT)) {
+        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT).askJvmsForPerfMaps(false)) {
             SymbolFrame f = s.process(SELF).symbolize(getpid + 1).getLast();
             assertThat(f.function()).isIn("getpid", "__getpid");
             assertThat(f.offset()).isEqualTo(1);
@@ -74,7 +74,7 @@ class ProcessSnapshotTest {
         String[] range = vdso.substring(0, vdso.indexOf(' ')).split("-");
         long start = Long.parseUnsignedLong(range[0], 16);
         long end = Long.parseUnsignedLong(range[1], 16);
-        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT)) {
+        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT).askJvmsForPerfMaps(false)) {
             AddressSymbolizer self = s.process(SELF);
             boolean named = false;
             for (long a = start; a < end && !named; a += 4) {
@@ -94,7 +94,7 @@ class ProcessSnapshotTest {
         long start = Long.parseUnsignedLong(anon.substring(0, anon.indexOf('-')), 16);
         Files.writeString(tmp.resolve("perf-" + SELF + ".map"),
                 Long.toHexString(start + 0x40) + " 20 void Hot.main(java.lang.String[])\n");
-        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT, PROC, tmp, List.of())) {
+        try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT, PROC, tmp, List.of()).askJvmsForPerfMaps(false)) {
             AddressSymbolizer self = s.process(SELF);
             assertThat(self.symbolize(start + 0x48)).containsExactly(new SymbolFrame(
                     "void Hot.main(java.lang.String[])", 8, null, 0, FrameKind.JIT,

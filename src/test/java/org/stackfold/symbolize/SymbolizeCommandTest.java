@@ -70,7 +70,7 @@ class SymbolizeCommandTest {
         assertThat(elf.out().lines().toList().getLast()).contains(" in " + program + " (native)");
 
         long getpid = Linker.nativeLinker().defaultLookup().find("getpid").orElseThrow().address();
-        Run self = run("symbolize", "--pid", Long.toString(ProcessHandle.current().pid()), "0x" + Long.toHexString(getpid));
+        Run self = run("symbolize", "--no-jvm-perf-map", "--pid", Long.toString(ProcessHandle.current().pid()), "0x" + Long.toHexString(getpid));
         assertThat(self.out()).matches("0x[0-9a-f]+ (__)?getpid\\+0x0 .*in .*libc\\.so\\.6 \\(native\\)\\n");
 
         String line = Files.readAllLines(Path.of("/proc/kallsyms")).stream().filter(l -> l.endsWith(" T schedule"))

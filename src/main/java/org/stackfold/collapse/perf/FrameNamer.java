@@ -36,6 +36,8 @@ final class FrameNamer {
     /** Symbol and module both unknown (perf prints no srcline for those). */
     boolean unknown;
     private int used;
+    /** {@code --inline}: expands frames of ELF files with DWARF; null otherwise. */
+    InlineFrames inline;
 
     FrameNamer(PerfOptions opt) {
         this.opt = opt;
@@ -90,6 +92,9 @@ final class FrameNamer {
             modS = 0;
             modE = UNKNOWN.length;
         }
+        if (inline != null && expandInline(raw, rs, re, b, f, java)) {
+            return;
+        }
         int start = rs;
         while (true) {
             int arrow = indexOfArrow(raw, start, re);
@@ -100,6 +105,54 @@ final class FrameNamer {
             }
             start = arrow + 2;
         }
+    }
+
+    /** {@code --inline}: the frame's pieces from its DWARF inlined frames; false to name it as printed. */
+    private boolean expandInline(byte[] raw, int rs, int re, byte[] b, FrameLine f, boolean java) {
+        int ms = f.modStart;
+        int me = f.modEnd;
+        if (ms < 0 || me - ms < 2 || b[ms] != '/' || re <= rs || indexOfArrow(raw, rs, re) >= 0
+                || Arrays.equals(raw, rs, re, UNKNOWN, 0, UNKNOWN.length)) {
+            return false;
+        }
+        String module = new String(b, ms, me - ms, StandardCharsets.UTF_8);
+        if (module.startsWith("/tmp/perf-") && module.endsWith(".map")) {
+            return false;
+        }
+        long offset = offsetOf(b, f.funcStart, f.funcEnd);
+        if (offset < 0) {
+            return false;
+        }
+        List<String> names = inline.expand(module, new String(raw, rs, re - rs, StandardCharsets.UTF_8), offset);
+        if (names == null) {
+            return false;
+        }
+        for (String n : names) {
+            byte[] nb = n.getBytes(StandardCharsets.UTF_8);
+            piece(nb, 0, nb.length, b, ms, me, b, f, java);
+        }
+        return true;
+    }
+
+    /** The hexadecimal offset after the last "+0x" of a frame's symbol, or -1. */
+    private static long offsetOf(byte[] b, int s, int e) {
+        for (int i = e - 3; i >= s; i--) {
+            if (b[i] == '+' && b[i + 1] == '0' && b[i + 2] == 'x') {
+                long v = 0;
+                if (e - i - 3 < 1 || e - i - 3 > 15) {
+                    return -1;
+                }
+                for (int k = i + 3; k < e; k++) {
+                    int d = Character.digit(b[k], 16);
+                    if (d < 0) {
+                        return -1;
+                    }
+                    v = v << 4 | d;
+                }
+                return v;
+            }
+        }
+        return -1;
     }
 
     private int stripOffset(byte[] r, int s, int e) {

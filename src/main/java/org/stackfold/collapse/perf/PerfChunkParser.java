@@ -98,6 +98,11 @@ final class PerfChunkParser implements Runnable {
         setFilter(filter);
     }
 
+    /** {@code --inline}: frames of ELF files with DWARF get their inlined frames. */
+    void inlineFrames(InlineFrames frames) {
+        namer.inline = frames;
+    }
+
     /** Parses a whole stream; without a filter option the first event seen becomes the filter. */
     PerfChunkParser(java.io.InputStream in, PerfOptions opt) {
         this.source = in::read;

@@ -84,11 +84,16 @@ public final class PerfCollapser implements Collapser {
     }
 
     public Profile collapse(Input in, PerfOptions opt, Consumer<String> warnings) throws IOException {
-        if (opt.inline()) {
-            warnings.accept("--inline: stackfold has no symbolizer yet; frames are kept as perf printed them");
-        } else if (opt.context()) {
+        if (opt.context() && !opt.inline()) {
             warnings.accept("--context only applies with --inline; ignored");
         }
+        try (InlineFrames inline = opt.inline() ? new InlineFrames(opt.context()) : null) {
+            return collapse(in, opt, warnings, inline);
+        }
+    }
+
+    private Profile collapse(Input in, PerfOptions opt, Consumer<String> warnings, InlineFrames inline)
+            throws IOException {
         List<PerfChunkParser> parts = new ArrayList<>();
         long total;
         if (org.stackfold.collapse.LineEndStream.needed(in.head(1 << 16))) {
@@ -110,6 +115,9 @@ public final class PerfCollapser implements Collapser {
             // (perf script itself is the slower end of such a pipe).
             total = 0;
             parts.add(new PerfChunkParser(in.stream(), opt));
+        }
+        if (inline != null) {
+            parts.forEach(p -> p.inlineFrames(inline));
         }
         try (Progress bar = Progress.start("collapsing " + in.name(), total)) {
             long[] done = new long[parts.size()];

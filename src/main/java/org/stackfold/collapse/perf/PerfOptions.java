@@ -16,8 +16,8 @@ import org.stackfold.format.FormatOptions;
  * @param eventFilter  only samples of this event; null = the first event in the input
  * @param skipAfter    function names: frames below (callers of) the first match are dropped, and the
  *                     process root with them (inferno's {@code --skip-after})
- * @param inline       accepted for compatibility; there is no symbolizer yet (frames stay as printed)
- * @param context      with {@code inline}: source context (accepted, no effect yet)
+ * @param inline       frames of ELF files with DWARF get their inlined frames (org.stackfold.symbolize)
+ * @param context      with {@code inline}: FILE:LINE after each expanded frame
  * @param srcline      input is {@code perf script -F+srcline}: source lines follow frames
  * @param perlCompat   reproduce stackcollapse-perf.pl's names: delete quotes, perl's argument
  *                     stripping, no Rust repair, perl's kernel/JIT module tests, perl's srcline order
