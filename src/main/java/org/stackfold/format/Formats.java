@@ -20,6 +20,7 @@ public final class Formats {
             new org.stackfold.format.speedscope.SpeedscopeFormat(),
             new DiffFoldedFormat(),
             new org.stackfold.format.tachyon.TachyonFormat(),
+            new org.stackfold.format.perfdata.PerfDataFormat(),
             new FoldedFormat()
             // New formats register here.
     ));
