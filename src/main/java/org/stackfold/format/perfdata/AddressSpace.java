@@ -6,10 +6,10 @@ import java.util.TreeMap;
 /**
  * One process's executable mappings as MMAP/MMAP2 records built them, with a cache from address to
  * the frames it was named with. A new mapping cuts away what it overlaps (as mmap does); a fork
- * copies the parent's mappings, an exec (COMM with the exec flag) drops them.
+ * copies the parent's mappings.
  */
 final class AddressSpace {
-    /** One mapping; {@code resolved} caches what the symbolizer made of its file. */
+    /** One mapping of a file (or anonymous memory) at [start, end), pgoff its file offset. */
     record Mapping(long start, long end, long pgoff, String file) {
     }
 
@@ -50,11 +50,6 @@ final class AddressSpace {
             }
         }
         maps.put(m.start(), m);
-        frames.clear();
-    }
-
-    void clear() {
-        maps.clear();
         frames.clear();
     }
 

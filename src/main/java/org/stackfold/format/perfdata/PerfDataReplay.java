@@ -38,7 +38,6 @@ final class PerfDataReplay {
     private static final int MISC_CPUMODE_MASK = 7;
     private static final int MISC_KERNEL = 1;
     private static final int MISC_GUEST_KERNEL = 4;
-    private static final int MISC_COMM_EXEC = 1 << 13;
     private static final long CONTEXT_MAX = -4095L;
     private static final long CONTEXT_KERNEL = -128L;
     private static final long CONTEXT_GUEST_KERNEL = -2176L;
@@ -226,7 +225,7 @@ final class PerfDataReplay {
             case RECORD_SAMPLE -> sample(at, misc, size);
             case RECORD_MMAP -> mmap(at, size, 40, misc);
             case RECORD_MMAP2 -> mmap(at, size, 72, misc);
-            case RECORD_COMM -> comm(at, misc, size);
+            case RECORD_COMM -> comm(at, size);
             case RECORD_FORK -> fork(at, size);
             case RECORD_LOST -> lost += size >= 24 ? file.u64(at + 16) : 0;
             default -> {
@@ -259,15 +258,12 @@ final class PerfDataReplay {
         return spaces.computeIfAbsent(pid, AddressSpace::new);
     }
 
-    private void comm(long at, int misc, int size) {
+    private void comm(long at, int size) {
         need(at, size, at, 16);
-        int pid = file.u32(at + 8);
         int tid = file.u32(at + 12);
+        // An exec keeps the old mappings until new ones overlap them, as perf does (a sample inside
+        // execve after the COMM record still names the old libc).
         comms.put(tid, file.cString(at + 16, at + size));
-        if ((misc & MISC_COMM_EXEC) != 0) {
-            space(pid).clear();
-            javaFrames.remove(pid);
-        }
         rootFrames.clear();
     }
 
