@@ -549,12 +549,19 @@ final class PerfDataReplay {
     }
 
     private void report() {
+        if (samples == 0 && otherEvents.isEmpty()) {
+            throw new InputException(file.name + ": perf.data without samples" + (lost > 0 ? " (perf lost " + lost + " events)" : ""));
+        }
         if (lost > 0) {
             warnings.accept(file.name + ": perf lost " + lost + " events while recording (PERF_RECORD_LOST)");
         }
         if (!otherEvents.isEmpty()) {
             StringBuilder sb = new StringBuilder();
             otherEvents.forEach((ev, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(n).append(" of '").append(ev).append("'"));
+            if (samples == 0) {
+                throw new InputException(file.name + ": no samples of event '" + filter + "'; the file has " + sb
+                        + " (choose with --event-filter)");
+            }
             warnings.accept(file.name + ": counted only events of type '" + filter + "'"
                     + (opt.eventFilter() == null ? " (the first in the input)" : "")
                     + "; skipped samples: " + sb + " (choose with --event-filter)");
