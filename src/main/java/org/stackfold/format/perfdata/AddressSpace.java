@@ -16,9 +16,11 @@ final class AddressSpace {
     private final TreeMap<Long, Mapping> maps;
     final int pid;
     final LongIntMap frames = new LongIntMap();
+    /** The same for threads whose comm starts with "java" (collapse perf names their frames apart). */
+    final LongIntMap javaFrames = new LongIntMap();
 
     AddressSpace(int pid) {
-        this(pid, new TreeMap<>());
+        this(pid, new TreeMap<>(Long::compareUnsigned));
     }
 
     private AddressSpace(int pid, TreeMap<Long, Mapping> maps) {
@@ -51,6 +53,7 @@ final class AddressSpace {
         }
         maps.put(m.start(), m);
         frames.clear();
+        javaFrames.clear();
     }
 
     Mapping find(long addr) {

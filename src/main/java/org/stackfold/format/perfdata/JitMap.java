@@ -72,8 +72,8 @@ final class JitMap {
         return s.startsWith("0x") || s.startsWith("0X") ? s.substring(2) : s;
     }
 
-    /** {@code name+0xOFF} as perf script prints it, or null where no entry covers the address. */
-    String symbol(long addr) {
+    /** The index of the entry covering the address, or -1. */
+    int find(long addr) {
         int i = Arrays.binarySearch(start, addr);
         if (i < 0) {
             i = -i - 2;
@@ -84,9 +84,17 @@ final class JitMap {
         }
         for (int k = i; k >= 0 && k > i - 64; k--) {
             if (addr >= start[k] && addr < end[k]) {
-                return names[k] + "+0x" + Long.toHexString(addr - start[k]);
+                return k;
             }
         }
-        return null;
+        return -1;
+    }
+
+    long start(int entry) {
+        return start[entry];
+    }
+
+    String name(int entry) {
+        return names[entry];
     }
 }

@@ -1,6 +1,7 @@
 package org.stackfold.format.perfdata;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -57,11 +58,19 @@ final class PerfDataReplay {
     private final Map<Long, Integer> rootFrames = new HashMap<>();
     private final LongIntMap kernelFrames = new LongIntMap();
     private final LongIntMap kernelJavaFrames = new LongIntMap();
-    private final Map<Integer, LongIntMap> javaFrames = new HashMap<>();
+    private long lastThread = Long.MIN_VALUE;
+    private int lastGeneration = -1;
+    private int lastRoot;
+    private boolean lastJava;
+    private AddressSpace lastSpace;
+    /** Changes with every record that may change a thread's name or address space. */
+    private int generation;
     private final Map<String, ElfLoadSegments> segments = new HashMap<>();
     private final Map<String, AddressSymbolizer> elves = new HashMap<>();
     private final Map<Integer, JitMap> jitMaps = new HashMap<>();
     private AddressSymbolizer kernel;
+    /** The offset into the function of the address last symbolized. */
+    private long offset;
     private String kernelProblem;
 
     /** Frame pieces per named address: count|flags, then frame ids innermost first. */
@@ -69,6 +78,9 @@ final class PerfDataReplay {
     private int poolUsed;
     private int[] scratch = new int[16];
     private int[] stack = new int[256];
+    private long[] chain = new long[256];
+    /** Pool entries by symbol, module and java flag: the name does not depend on the offset. */
+    private final Map<String, Integer> named = new HashMap<>();
 
     // Time order: records waiting for their round to end (perf's ordered events).
     private long[] pendingTime = new long[1024];
@@ -250,8 +262,8 @@ final class PerfDataReplay {
         long len = file.u64(at + 24);
         long pgoff = file.u64(at + 32);
         String name = file.cString(at + nameAt, at + size);
+        generation++;
         space(pid).map(new AddressSpace.Mapping(start, start + len, pgoff, name));
-        javaFrames.remove(pid);
     }
 
     private AddressSpace space(int pid) {
@@ -259,6 +271,7 @@ final class PerfDataReplay {
     }
 
     private void comm(long at, int size) {
+        generation++;
         need(at, size, at, 16);
         int tid = file.u32(at + 12);
         // An exec keeps the old mappings until new ones overlap them, as perf does (a sample inside
@@ -268,6 +281,7 @@ final class PerfDataReplay {
     }
 
     private void fork(long at, int size) {
+        generation++;
         need(at, size, at, 24);
         int pid = file.u32(at + 8);
         int ppid = file.u32(at + 12);
@@ -280,8 +294,7 @@ final class PerfDataReplay {
         if (pid != ppid) {
             AddressSpace parent = spaces.get(ppid);
             spaces.put(pid, parent == null ? new AddressSpace(pid) : parent.forkedAs(pid));
-            javaFrames.remove(pid);
-        }
+            }
         rootFrames.remove((long) pid << 32 | (tid & 0xffffffffL));
     }
 
@@ -364,15 +377,23 @@ final class PerfDataReplay {
             warnings.accept(file.name + ": LBR branch stacks are not stitched into call stacks; the callchain"
                     + " the kernel recorded is used as it is");
         }
-        boolean java = false;
-        int root = rootFrame(pid, tid);
-        String comm = comms.get(tid);
-        java = comm != null && comm.startsWith("java");
+        long thread = (long) pid << 32 | (tid & 0xffffffffL);
+        if (thread != lastThread || generation != lastGeneration) {
+            // Samples come in runs of one thread: its root frame, name and address space are looked up once a run.
+            lastThread = thread;
+            lastGeneration = generation;
+            lastRoot = rootFrame(pid, tid);
+            String comm = comms.get(tid);
+            lastJava = comm != null && comm.startsWith("java");
+            lastSpace = space(pid);
+        }
+        boolean java = lastJava;
+        int root = lastRoot;
+        AddressSpace space = lastSpace;
         int cpumode = misc & MISC_CPUMODE_MASK;
         boolean kernelMode = cpumode == MISC_KERNEL || cpumode == MISC_GUEST_KERNEL;
         int depth = 0;
         boolean skipRemaining = false;
-        AddressSpace space = spaces.get(pid);
         if (a.has(PerfEventAttr.SAMPLE_CALLCHAIN)) {
             need(at, size, p, 8);
             long nr = file.u64(p);
@@ -380,9 +401,13 @@ final class PerfDataReplay {
             if (nr < 0 || nr > (end - p) / 8) {
                 throw InputException.atOffset(file.name, at, "callchain of " + nr + " entries runs past its record");
             }
+            if (nr > chain.length) {
+                chain = new long[(int) Math.max(nr, chain.length * 2L)];
+            }
+            MemorySegment.copy(file.data, file.u64, p, chain, 0, (int) nr); // one bounds check for the chain
             int entries = 0;
-            for (long i = 0; i < nr && entries < MAX_STACK && !skipRemaining; i++) {
-                long x = file.u64(p + 8 * i);
+            for (int i = 0; i < nr && entries < MAX_STACK && !skipRemaining; i++) {
+                long x = chain[i];
                 if (Long.compareUnsigned(x, CONTEXT_MAX) >= 0) {
                     kernelMode = x == CONTEXT_KERNEL || x == CONTEXT_GUEST_KERNEL;
                     continue;
@@ -452,21 +477,23 @@ final class PerfDataReplay {
 
     /** The pool entry naming one callchain address, symbolized on first sight in its address space. */
     private int frameOf(long addr, boolean kernelMode, int pid, AddressSpace space, boolean java) {
-        LongIntMap cache;
-        if (kernelMode) {
-            cache = java ? kernelJavaFrames : kernelFrames;
-        } else if (space == null) {
-            space = space(pid);
-            cache = java ? javaFrames.computeIfAbsent(pid, k -> new LongIntMap()) : space.frames;
-        } else {
-            cache = java ? javaFrames.computeIfAbsent(pid, k -> new LongIntMap()) : space.frames;
-        }
+        LongIntMap cache = kernelMode ? (java ? kernelJavaFrames : kernelFrames)
+                : java ? space.javaFrames : space.frames;
         int entry = cache.get(addr);
         if (entry >= 0) {
             return entry;
         }
         String[] symMod = kernelMode ? kernelSymbol(addr) : userSymbol(addr, pid, space);
-        scratch = namer.name(symMod[0], symMod[1], addr, java, frames, scratch);
+        String function = symMod[0];
+        boolean byName = !(opt.addrs() && function.equals(Symbolizer.UNKNOWN));
+        String key = byName ? function + '\0' + symMod[1] + (java ? "\1" : "\0") : null;
+        Integer known = byName ? named.get(key) : null;
+        if (known != null) {
+            cache.put(addr, known);
+            return known;
+        }
+        String text = function.equals(Symbolizer.UNKNOWN) ? function : function + "+0x" + Long.toHexString(offset);
+        scratch = namer.name(text, symMod[1], addr, java, frames, scratch);
         int count = scratch[0] & ScriptFrameNames.COUNT_MASK;
         if (poolUsed + count + 1 > pool.length) {
             pool = Arrays.copyOf(pool, Math.max(pool.length * 2, poolUsed + count + 1));
@@ -475,6 +502,9 @@ final class PerfDataReplay {
         System.arraycopy(scratch, 0, pool, entry, count + 1);
         poolUsed += count + 1;
         cache.put(addr, entry);
+        if (byName) {
+            named.put(key, entry);
+        }
         return entry;
     }
 
@@ -497,9 +527,10 @@ final class PerfDataReplay {
         return new String[] {symbolText(f), module};
     }
 
-    private static String symbolText(SymbolFrame f) {
-        return f.function().equals(Symbolizer.UNKNOWN) ? Symbolizer.UNKNOWN
-                : f.function() + "+0x" + Long.toHexString(f.offset());
+    /** The frame's function; its offset goes to {@link #offset}. */
+    private String symbolText(SymbolFrame f) {
+        offset = f.offset();
+        return f.function();
     }
 
     private String[] userSymbol(long addr, int pid, AddressSpace space) {
@@ -511,8 +542,13 @@ final class PerfDataReplay {
         if (isAnonymous(f)) {
             // perf names executable anonymous memory after the perf map, whether or not it exists
             String map = "/tmp/perf-" + pid + ".map";
-            String sym = jitMaps.computeIfAbsent(pid, k -> JitMap.load(Path.of(map))).symbol(addr);
-            return new String[] {sym == null ? Symbolizer.UNKNOWN : sym, map};
+            JitMap jit = jitMaps.computeIfAbsent(pid, k -> JitMap.load(Path.of(map)));
+            int i = jit.find(addr);
+            if (i < 0) {
+                return new String[] {Symbolizer.UNKNOWN, map};
+            }
+            offset = addr - jit.start(i);
+            return new String[] {jit.name(i), map};
         }
         Path elf;
         if (f.equals("[vdso]")) {
