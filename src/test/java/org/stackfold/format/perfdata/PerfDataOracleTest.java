@@ -94,7 +94,8 @@ class PerfDataOracleTest {
                 "-cp", dir.toString(), "Burn");
         String text = perfScript(data, "java.txt");
         String folded = agree(data, text);
-        assertThat(folded).contains("Burn.work");
+        // Compiled or still interpreted, depending on how much CPU the loaded machine gave the JVM.
+        assertThat(folded).containsAnyOf("Burn.work", "Interpreter");
         assertThat(agree(data, text, "--all")).contains("_[j]");
     }
 
