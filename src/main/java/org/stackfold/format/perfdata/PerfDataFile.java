@@ -246,7 +246,7 @@ final class PerfDataFile {
     }
 
     /** BUILD_ID: build_id_event records (header, pid, 24 id bytes, file name). */
-    private void buildIds(long at, long end) {
+    void buildIds(long at, long end) {
         long p = at;
         while (end - p >= 8 + 4 + 24) {
             int misc = u16(p + 4);

@@ -35,6 +35,7 @@ final class PerfDataReplay {
     static final int RECORD_SAMPLE = 9;
     static final int RECORD_MMAP2 = 10;
     static final int RECORD_HEADER_ATTR = 64;
+    static final int RECORD_HEADER_BUILD_ID = 67;
     static final int RECORD_FINISHED_ROUND = 68;
     private static final int MISC_CPUMODE_MASK = 7;
     private static final int MISC_KERNEL = 1;
@@ -88,8 +89,8 @@ final class PerfDataReplay {
     private int pending;
     private long maxTime = Long.MIN_VALUE;
     private long flushLimit = 0;
-    private final boolean timed;
-    private final int timeFromEnd;
+    private boolean timed;
+    private int timeFromEnd;
 
     private String filter;
     long samples;
@@ -104,14 +105,19 @@ final class PerfDataReplay {
         this.warnings = warnings;
         this.namer = new ScriptFrameNames(opt);
         this.filter = opt.eventFilter();
-        PerfEventAttr first = file.attrs.isEmpty() ? null : file.attrs.getFirst();
-        this.timed = first != null && first.has(PerfEventAttr.SAMPLE_TIME);
-        this.timeFromEnd = first == null ? 0 : 8 * (1 + Long.bitCount(first.sampleType()
-                & (PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU
-                | PerfEventAttr.SAMPLE_IDENTIFIER)));
+        layout();
         for (PerfEventAttr a : file.attrs) {
             checkSupported(a);
         }
+    }
+
+    /** Where records keep their time, from the first event (pipe mode: known once its attribute record is read). */
+    private void layout() {
+        PerfEventAttr first = file.attrs.isEmpty() ? null : file.attrs.getFirst();
+        timed = first != null && first.has(PerfEventAttr.SAMPLE_TIME);
+        timeFromEnd = first == null ? 0 : 8 * (1 + Long.bitCount(first.sampleType()
+                & (PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU
+                | PerfEventAttr.SAMPLE_IDENTIFIER)));
     }
 
     private void checkSupported(PerfEventAttr a) {
@@ -144,6 +150,8 @@ final class PerfDataReplay {
                 flushLimit = maxTime;
             } else if (type == RECORD_HEADER_ATTR) {
                 headerAttr(at, size);
+            } else if (type == RECORD_HEADER_BUILD_ID) {
+                file.buildIds(at, at + size); // pipe mode: the BUILD_ID feature's records, one at a time
             } else {
                 long time = timed ? timeOf(at, type, size) : Long.MIN_VALUE;
                 if (time == Long.MIN_VALUE) {
@@ -171,6 +179,7 @@ final class PerfDataReplay {
         PerfEventAttr a = file.attr(at + 8, attrSize, ids);
         checkSupported(a);
         file.attrs.add(a);
+        layout();
     }
 
     /** A record's time, or MIN_VALUE where it has none (delivered at once, as perf does). */
