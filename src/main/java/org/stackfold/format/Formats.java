@@ -21,6 +21,7 @@ public final class Formats {
             new org.stackfold.format.chrome.CpuProfileFormat(),
             new DiffFoldedFormat(),
             new org.stackfold.format.tachyon.TachyonFormat(),
+            new org.stackfold.format.perfdata.PerfDataFormat(),
             new FoldedFormat()
             // New formats register here.
     ));

@@ -84,6 +84,10 @@ public final class PerfCollapser implements Collapser {
     }
 
     public Profile collapse(Input in, PerfOptions opt, Consumer<String> warnings) throws IOException {
+        byte[] head = in.head(8);
+        if (org.stackfold.format.perfdata.PerfData.sniff(head, head.length)) {
+            return org.stackfold.format.perfdata.PerfData.collapse(in, opt, warnings); // perf.data itself
+        }
         if (opt.context() && !opt.inline()) {
             warnings.accept("--context only applies with --inline; ignored");
         }

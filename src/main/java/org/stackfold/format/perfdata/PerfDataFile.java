@@ -1,0 +1,266 @@
+package org.stackfold.format.perfdata;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.stackfold.io.InputException;
+
+/**
+ * The header of a perf.data file ({@code perf record}'s "PERFILE2" format) over its bytes: the
+ * event attributes with their ids, the data section, and the feature sections Stackfold uses
+ * (EVENT_DESC names, BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH, CMDLINE). Either byte order;
+ * every offset and size is checked against the file, so a lying header is a one-line error with
+ * its byte offset. Pipe-mode files ({@code perf record -o -}) carry their attributes as records.
+ */
+final class PerfDataFile {
+    static final long MAGIC_LE = 0x32454c4946524550L; // "PERFILE2" read little-endian
+    static final int HEADER_SIZE = 104;
+    static final int PIPE_HEADER_SIZE = 16;
+
+    static final int FEAT_BUILD_ID = 2;
+    static final int FEAT_HOSTNAME = 3;
+    static final int FEAT_OSRELEASE = 4;
+    static final int FEAT_VERSION = 5;
+    static final int FEAT_ARCH = 6;
+    static final int FEAT_CMDLINE = 11;
+    static final int FEAT_EVENT_DESC = 12;
+
+    final String name;
+    final MemorySegment data;
+    final ByteOrder order;
+    final ValueLayout.OfLong u64;
+    final ValueLayout.OfInt u32;
+    final ValueLayout.OfShort u16;
+    final boolean pipe;
+    final List<PerfEventAttr> attrs = new ArrayList<>();
+    final long dataOffset;
+    final long dataSize;
+    /** Feature values as text (hostname, os release, perf version, arch, cmdline), in file order. */
+    final Map<String, String> features = new LinkedHashMap<>();
+    /** Build ids by file name (BUILD_ID feature), hexadecimal. */
+    final Map<String, String> buildIds = new LinkedHashMap<>();
+
+    static boolean hasMagic(byte[] head, int length) {
+        if (length < 8) {
+            return false;
+        }
+        return new String(head, 0, 8, StandardCharsets.ISO_8859_1).equals("PERFILE2")
+                || new String(head, 0, 8, StandardCharsets.ISO_8859_1).equals("2ELIFREP");
+    }
+
+    PerfDataFile(String name, MemorySegment data) {
+        this.name = name;
+        this.data = data;
+        if (data.byteSize() < PIPE_HEADER_SIZE) {
+            throw InputException.atOffset(name, 0, "not a perf.data file: " + data.byteSize() + " bytes, shorter than its header");
+        }
+        long magic = data.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 0);
+        if (magic == MAGIC_LE) {
+            order = ByteOrder.LITTLE_ENDIAN;
+        } else if (magic == Long.reverseBytes(MAGIC_LE)) {
+            order = ByteOrder.BIG_ENDIAN;
+        } else {
+            throw InputException.atOffset(name, 0, "not a perf.data file (no PERFILE2 magic)");
+        }
+        u64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(order);
+        u32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(order);
+        u16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(order);
+        long headerSize = u64(8);
+        if (headerSize == PIPE_HEADER_SIZE) {
+            pipe = true;
+            dataOffset = PIPE_HEADER_SIZE;
+            dataSize = data.byteSize() - PIPE_HEADER_SIZE;
+            return;
+        }
+        pipe = false;
+        if (headerSize != HEADER_SIZE) {
+            throw InputException.atOffset(name, 8, "perf.data header size " + headerSize + ", expected " + HEADER_SIZE);
+        }
+        need(0, HEADER_SIZE, "the header");
+        long attrSize = u64(16);
+        long attrsOffset = u64(24);
+        long attrsSize = u64(32);
+        dataOffset = u64(40);
+        dataSize = u64(48);
+        need(40, dataOffset, dataSize, "the data section");
+        need(24, attrsOffset, attrsSize, "the attribute section");
+        if (attrSize < 64 + 16 || attrSize > 4096) {
+            throw InputException.atOffset(name, 16, "attribute size " + attrSize + " out of range");
+        }
+        for (long at = attrsOffset; at + attrSize <= attrsOffset + attrsSize; at += attrSize) {
+            attrs.add(attr(at, attrSize - 16, ids(at + attrSize - 16)));
+        }
+        readFeatures();
+    }
+
+    long u64(long at) {
+        return data.get(u64, at);
+    }
+
+    int u32(long at) {
+        return data.get(u32, at);
+    }
+
+    int u16(long at) {
+        return data.get(u16, at) & 0xffff;
+    }
+
+    /** Fails unless [at, at+size) lies in the file; {@code where} is the offset of the field that said so. */
+    void need(long where, long at, long size, String what) {
+        if (at < 0 || size < 0 || at > data.byteSize() || size > data.byteSize() - at) {
+            throw InputException.atOffset(name, where, what + " (" + size + " bytes at offset " + at
+                    + ") lies outside the file of " + data.byteSize() + " bytes");
+        }
+    }
+
+    private void need(long at, long size, String what) {
+        need(at, at, size, what);
+    }
+
+    /** A perf_event_attr at {@code at}, {@code size} bytes of it readable. */
+    PerfEventAttr attr(long at, long size, long[] ids) {
+        need(at, 80, "an event attribute");
+        int type = u32(at);
+        long config = u64(at + 8);
+        long sampleType = u64(at + 24);
+        long readFormat = u64(at + 32);
+        long flags = u64(at + 40);
+        // Bit fields are allocated from the other end of the word on big-endian machines.
+        int idAllBit = order == ByteOrder.LITTLE_ENDIAN ? 18 : 63 - 18;
+        long branch = size >= 80 ? u64(at + 72) : 0;
+        return new PerfEventAttr(type, config, sampleType, readFormat, (flags >>> idAllBit & 1) != 0, branch,
+                type + ":" + Long.toHexString(config), ids);
+    }
+
+    private long[] ids(long sectionAt) {
+        long off = u64(sectionAt);
+        long size = u64(sectionAt + 8);
+        need(sectionAt, off, size, "an event's id list");
+        long[] ids = new long[(int) Math.min(size / 8, 1 << 24)];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = u64(off + 8L * i);
+        }
+        return ids;
+    }
+
+    private void readFeatures() {
+        long table = dataOffset + dataSize;
+        int index = 0;
+        for (int bit = 0; bit < 256; bit++) {
+            long word = u64(72 + 8L * (bit / 64));
+            if ((word >>> (bit % 64) & 1) == 0) {
+                continue;
+            }
+            long entry = table + 16L * index++;
+            need(entry, 16, "the feature table");
+            long off = u64(entry);
+            long size = u64(entry + 8);
+            need(entry, off, size, "feature section " + bit);
+            switch (bit) {
+                case FEAT_HOSTNAME -> features.put("hostname", string(off, off + size));
+                case FEAT_OSRELEASE -> features.put("os release", string(off, off + size));
+                case FEAT_VERSION -> features.put("perf version", string(off, off + size));
+                case FEAT_ARCH -> features.put("arch", string(off, off + size));
+                case FEAT_CMDLINE -> features.put("cmdline", cmdline(off, off + size));
+                case FEAT_EVENT_DESC -> eventDesc(off, off + size);
+                case FEAT_BUILD_ID -> buildIds(off, off + size);
+                default -> {
+                }
+            }
+        }
+    }
+
+    /** A perf string: u32 length, then that many bytes, NUL-padded. */
+    private String string(long at, long end) {
+        need(at, 4, "a string");
+        long len = u32(at) & 0xffffffffL;
+        if (len > end - at - 4) {
+            throw InputException.atOffset(name, at, "string of " + len + " bytes runs past its section");
+        }
+        return cString(at + 4, at + 4 + len);
+    }
+
+    String cString(long from, long to) {
+        long e = from;
+        while (e < to && data.get(ValueLayout.JAVA_BYTE, e) != 0) {
+            e++;
+        }
+        byte[] b = new byte[(int) (e - from)];
+        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, from, b, 0, b.length);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    private String cmdline(long at, long end) {
+        need(at, 4, "the command line");
+        long n = u32(at) & 0xffffffffL;
+        StringBuilder sb = new StringBuilder();
+        long p = at + 4;
+        for (long i = 0; i < n && p < end; i++) {
+            String s = string(p, end);
+            sb.append(sb.isEmpty() ? "" : " ").append(s);
+            p += 4 + (u32(p) & 0xffffffffL);
+        }
+        return sb.toString();
+    }
+
+    /** EVENT_DESC: u32 count, u32 attr size, then per event its attr, u32 id count, name, ids. */
+    private void eventDesc(long at, long end) {
+        need(at, 8, "the event descriptions");
+        long n = u32(at) & 0xffffffffL;
+        long attrSize = u32(at + 4) & 0xffffffffL;
+        long p = at + 8;
+        for (long i = 0; i < n; i++) {
+            if (attrSize > end - p || end - p - attrSize < 4) {
+                throw InputException.atOffset(name, p, "event description runs past its section");
+            }
+            long q = p + attrSize;
+            long ids = u32(q) & 0xffffffffL;
+            String event = string(q + 4, end);
+            q += 8 + (u32(q + 4) & 0xffffffffL);
+            if (ids > (end - q) / 8) {
+                throw InputException.atOffset(name, p + attrSize, ids + " event ids run past their section");
+            }
+            long firstId = ids > 0 ? u64(q) : -1;
+            nameEvent((int) i, firstId, event);
+            p = q + 8 * ids;
+        }
+    }
+
+    private void nameEvent(int index, long firstId, String event) {
+        for (int k = 0; k < attrs.size(); k++) {
+            for (long id : attrs.get(k).ids()) {
+                if (id == firstId) {
+                    attrs.set(k, attrs.get(k).named(event));
+                    return;
+                }
+            }
+        }
+        if (index < attrs.size()) {
+            attrs.set(index, attrs.get(index).named(event));
+        }
+    }
+
+    /** BUILD_ID: build_id_event records (header, pid, 24 id bytes, file name). */
+    void buildIds(long at, long end) {
+        long p = at;
+        while (end - p >= 8 + 4 + 24) {
+            int misc = u16(p + 4);
+            int size = u16(p + 6);
+            if (size < 36 || size > end - p) {
+                throw InputException.atOffset(name, p, "build id record of " + size + " bytes");
+            }
+            int idLen = (misc & 0x8000) != 0 ? data.get(ValueLayout.JAVA_BYTE, p + 12 + 20) & 0xff : 20;
+            StringBuilder hex = new StringBuilder();
+            for (int i = 0; i < Math.min(idLen, 20); i++) {
+                hex.append(String.format("%02x", data.get(ValueLayout.JAVA_BYTE, p + 12 + i)));
+            }
+            buildIds.put(cString(p + 36, p + size), hex.toString());
+            p += size;
+        }
+    }
+}

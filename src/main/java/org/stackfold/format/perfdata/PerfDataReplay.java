@@ -1,0 +1,615 @@
+package org.stackfold.format.perfdata;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.stackfold.collapse.perf.PerfOptions;
+import org.stackfold.collapse.perf.ScriptFrameNames;
+import org.stackfold.io.InputException;
+import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameTable;
+import org.stackfold.model.Profile;
+import org.stackfold.symbolize.AddressSymbolizer;
+import org.stackfold.symbolize.SymbolFrame;
+import org.stackfold.symbolize.Symbolizer;
+
+/**
+ * Replays the records of a perf.data file as {@code perf script} does, in time order (perf's
+ * FINISHED_ROUND rule), keeping per-process address spaces (MMAP/MMAP2/COMM/FORK) and thread names,
+ * and folds each sample's callchain into a call tree. Frames are named as {@code perf script}
+ * prints them ({@code SYMBOL+0xOFF (MODULE)}) and then by {@code collapse perf}'s rules
+ * ({@link ScriptFrameNames}); each distinct address is symbolized once per address space.
+ */
+final class PerfDataReplay {
+    static final int RECORD_MMAP = 1;
+    static final int RECORD_LOST = 2;
+    static final int RECORD_COMM = 3;
+    static final int RECORD_FORK = 7;
+    static final int RECORD_SAMPLE = 9;
+    static final int RECORD_MMAP2 = 10;
+    static final int RECORD_HEADER_ATTR = 64;
+    static final int RECORD_HEADER_BUILD_ID = 67;
+    static final int RECORD_FINISHED_ROUND = 68;
+    private static final int MISC_CPUMODE_MASK = 7;
+    private static final int MISC_KERNEL = 1;
+    private static final int MISC_GUEST_KERNEL = 4;
+    private static final long CONTEXT_MAX = -4095L;
+    private static final long CONTEXT_KERNEL = -128L;
+    private static final long CONTEXT_GUEST_KERNEL = -2176L;
+    /** perf script's default --max-stack (PERF_MAX_STACK_DEPTH): frames past it are not printed. */
+    static final int MAX_STACK = 127;
+
+    private final PerfDataFile file;
+    private final PerfOptions opt;
+    private final Symbolizer symbolizer;
+    private final Consumer<String> warnings;
+    private final ScriptFrameNames namer;
+    final FrameTable frames = new FrameTable();
+    final CallTree tree = new CallTree();
+
+    private final Map<Integer, AddressSpace> spaces = new HashMap<>();
+    private final Map<Integer, String> comms = new HashMap<>();
+    private final Map<Long, Integer> rootFrames = new HashMap<>();
+    private final LongIntMap kernelFrames = new LongIntMap();
+    private final LongIntMap kernelJavaFrames = new LongIntMap();
+    private long lastThread = Long.MIN_VALUE;
+    private int lastGeneration = -1;
+    private int lastRoot;
+    private boolean lastJava;
+    private AddressSpace lastSpace;
+    /** Changes with every record that may change a thread's name or address space. */
+    private int generation;
+    private final Map<String, ElfLoadSegments> segments = new HashMap<>();
+    private final Map<String, AddressSymbolizer> elves = new HashMap<>();
+    private final Map<Integer, JitMap> jitMaps = new HashMap<>();
+    private AddressSymbolizer kernel;
+    /** The offset into the function of the address last symbolized. */
+    private long offset;
+    private String kernelProblem;
+
+    /** Frame pieces per named address: count|flags, then frame ids innermost first. */
+    private int[] pool = new int[4096];
+    private int poolUsed;
+    private int[] scratch = new int[16];
+    private int[] stack = new int[256];
+    private long[] chain = new long[256];
+    /** Pool entries by symbol, module and java flag: the name does not depend on the offset. */
+    private final Map<String, Integer> named = new HashMap<>();
+
+    // Time order: records waiting for their round to end (perf's ordered events).
+    private long[] pendingTime = new long[1024];
+    private long[] pendingOffset = new long[1024];
+    private int pending;
+    private long maxTime = Long.MIN_VALUE;
+    private long flushLimit = 0;
+    private boolean timed;
+    private int timeFromEnd;
+
+    private String filter;
+    long samples;
+    long lost;
+    private final Map<String, Long> otherEvents = new LinkedHashMap<>();
+    private boolean lbrWarned;
+
+    PerfDataReplay(PerfDataFile file, PerfOptions opt, Symbolizer symbolizer, Consumer<String> warnings) {
+        this.file = file;
+        this.opt = opt;
+        this.symbolizer = symbolizer;
+        this.warnings = warnings;
+        this.namer = new ScriptFrameNames(opt);
+        this.filter = opt.eventFilter();
+        layout();
+        for (PerfEventAttr a : file.attrs) {
+            checkSupported(a);
+        }
+    }
+
+    /** Where records keep their time, from the first event (pipe mode: known once its attribute record is read). */
+    private void layout() {
+        PerfEventAttr first = file.attrs.isEmpty() ? null : file.attrs.getFirst();
+        timed = first != null && first.has(PerfEventAttr.SAMPLE_TIME);
+        timeFromEnd = first == null ? 0 : 8 * (1 + Long.bitCount(first.sampleType()
+                & (PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU
+                | PerfEventAttr.SAMPLE_IDENTIFIER)));
+    }
+
+    private void checkSupported(PerfEventAttr a) {
+        if (a.has(PerfEventAttr.SAMPLE_STACK_USER)) {
+            throw new InputException(file.name + ": recorded with --call-graph dwarf (user stack copies), which Stackfold"
+                    + " does not unwind; record with --call-graph fp (or lbr), or use 'perf script | stackfold collapse perf'");
+        }
+    }
+
+    Profile profile() {
+        String unit = filter == null ? "samples" : filter;
+        return new Profile(frames, tree, List.of(new Profile.ValueType(unit, "count")));
+    }
+
+    void run() {
+        long end = file.dataOffset + file.dataSize;
+        long at = file.dataOffset;
+        while (at < end) {
+            if (end - at < 8) {
+                throw InputException.atOffset(file.name, at, "record header cut short by the end of the data section");
+            }
+            int type = file.u32(at);
+            int size = file.u16(at + 6);
+            if (size < 8 || size > end - at) {
+                throw InputException.atOffset(file.name, at, "record of type " + type + " claims " + size
+                        + " bytes (" + (end - at) + " left in the data section)");
+            }
+            if (type == RECORD_FINISHED_ROUND) {
+                flush(flushLimit);
+                flushLimit = maxTime;
+            } else if (type == RECORD_HEADER_ATTR) {
+                headerAttr(at, size);
+            } else if (type == RECORD_HEADER_BUILD_ID) {
+                file.buildIds(at, at + size); // pipe mode: the BUILD_ID feature's records, one at a time
+            } else {
+                long time = timed ? timeOf(at, type, size) : Long.MIN_VALUE;
+                if (time == Long.MIN_VALUE) {
+                    process(at);
+                } else {
+                    queue(time, at);
+                }
+            }
+            at += size;
+        }
+        flush(Long.MAX_VALUE);
+        report();
+    }
+
+    /** Pipe mode: the attribute and its ids as a record. */
+    private void headerAttr(long at, int size) {
+        long attrSize = file.u32(at + 8 + 4) & 0xffffffffL;
+        if (attrSize < 64 || attrSize > size - 8) {
+            throw InputException.atOffset(file.name, at, "attribute record with attr size " + attrSize);
+        }
+        long[] ids = new long[(int) ((size - 8 - attrSize) / 8)];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = file.u64(at + 8 + attrSize + 8L * i);
+        }
+        PerfEventAttr a = file.attr(at + 8, attrSize, ids);
+        checkSupported(a);
+        file.attrs.add(a);
+        layout();
+    }
+
+    /** A record's time, or MIN_VALUE where it has none (delivered at once, as perf does). */
+    private long timeOf(long at, int type, int size) {
+        if (type == RECORD_SAMPLE) {
+            PerfEventAttr a = attrOf(at, size);
+            long p = at + 8;
+            p += a.has(PerfEventAttr.SAMPLE_IDENTIFIER) ? 8 : 0;
+            p += a.has(PerfEventAttr.SAMPLE_IP) ? 8 : 0;
+            p += a.has(PerfEventAttr.SAMPLE_TID) ? 8 : 0;
+            return a.has(PerfEventAttr.SAMPLE_TIME) && p + 8 <= at + size ? file.u64(p) : Long.MIN_VALUE;
+        }
+        if (type >= RECORD_HEADER_ATTR || file.attrs.isEmpty() || !file.attrs.getFirst().sampleIdAll()
+                || size - 8 < timeFromEnd) {
+            return Long.MIN_VALUE;
+        }
+        return file.u64(at + size - timeFromEnd);
+    }
+
+    private void queue(long time, long at) {
+        if (pending == pendingTime.length) {
+            pendingTime = Arrays.copyOf(pendingTime, pending * 2);
+            pendingOffset = Arrays.copyOf(pendingOffset, pending * 2);
+        }
+        pendingTime[pending] = time;
+        pendingOffset[pending++] = at;
+        if (Long.compareUnsigned(time, maxTime) > 0 || maxTime == Long.MIN_VALUE) {
+            maxTime = time;
+        }
+    }
+
+    /** Processes the queued records with times up to {@code limit} in time order (file order among equals). */
+    private void flush(long limit) {
+        if (pending == 0) {
+            return;
+        }
+        Integer[] order = new Integer[pending];
+        for (int i = 0; i < pending; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Long.compareUnsigned(pendingTime[x], pendingTime[y]));
+        int kept = 0;
+        long[] keepTime = new long[pending];
+        long[] keepOffset = new long[pending];
+        boolean all = limit == Long.MAX_VALUE;
+        for (Integer i : order) {
+            if (all || Long.compareUnsigned(pendingTime[i], limit) <= 0) {
+                process(pendingOffset[i]);
+            } else {
+                keepTime[kept] = pendingTime[i];
+                keepOffset[kept++] = pendingOffset[i];
+            }
+        }
+        System.arraycopy(keepTime, 0, pendingTime, 0, kept);
+        System.arraycopy(keepOffset, 0, pendingOffset, 0, kept);
+        pending = kept;
+    }
+
+    private void process(long at) {
+        int type = file.u32(at);
+        int misc = file.u16(at + 4);
+        int size = file.u16(at + 6);
+        switch (type) {
+            case RECORD_SAMPLE -> sample(at, misc, size);
+            case RECORD_MMAP -> mmap(at, size, 40, misc);
+            case RECORD_MMAP2 -> mmap(at, size, 72, misc);
+            case RECORD_COMM -> comm(at, size);
+            case RECORD_FORK -> fork(at, size);
+            case RECORD_LOST -> lost += size >= 24 ? file.u64(at + 16) : 0;
+            default -> {
+            }
+        }
+    }
+
+    private void need(long at, int size, long from, long bytes) {
+        if (from < at || bytes < 0 || from + bytes > at + size) {
+            throw InputException.atOffset(file.name, at, "record of " + size + " bytes is too short for its fields");
+        }
+    }
+
+    private void mmap(long at, int size, int nameAt, int misc) {
+        need(at, size, at, nameAt);
+        int cpumode = misc & MISC_CPUMODE_MASK;
+        int pid = file.u32(at + 8);
+        if (pid == -1 || cpumode == MISC_KERNEL || cpumode == MISC_GUEST_KERNEL) {
+            return; // kernel and module maps: kernel addresses go through kallsyms
+        }
+        long start = file.u64(at + 16);
+        long len = file.u64(at + 24);
+        long pgoff = file.u64(at + 32);
+        String name = file.cString(at + nameAt, at + size);
+        generation++;
+        space(pid).map(new AddressSpace.Mapping(start, start + len, pgoff, name));
+    }
+
+    private AddressSpace space(int pid) {
+        return spaces.computeIfAbsent(pid, AddressSpace::new);
+    }
+
+    private void comm(long at, int size) {
+        generation++;
+        need(at, size, at, 16);
+        int tid = file.u32(at + 12);
+        // An exec keeps the old mappings until new ones overlap them, as perf does (a sample inside
+        // execve after the COMM record still names the old libc).
+        comms.put(tid, file.cString(at + 16, at + size));
+        rootFrames.clear();
+    }
+
+    private void fork(long at, int size) {
+        generation++;
+        need(at, size, at, 24);
+        int pid = file.u32(at + 8);
+        int ppid = file.u32(at + 12);
+        int tid = file.u32(at + 16);
+        int ptid = file.u32(at + 20);
+        String parentComm = comms.get(ptid);
+        if (parentComm != null) {
+            comms.put(tid, parentComm);
+        }
+        if (pid != ppid) {
+            AddressSpace parent = spaces.get(ppid);
+            spaces.put(pid, parent == null ? new AddressSpace(pid) : parent.forkedAs(pid));
+            }
+        rootFrames.remove((long) pid << 32 | (tid & 0xffffffffL));
+    }
+
+    private PerfEventAttr attrOf(long at, int size) {
+        List<PerfEventAttr> attrs = file.attrs;
+        if (attrs.isEmpty()) {
+            throw InputException.atOffset(file.name, at, "a sample before any event attribute");
+        }
+        if (attrs.size() == 1) {
+            return attrs.getFirst();
+        }
+        PerfEventAttr first = attrs.getFirst();
+        long idAt;
+        if (first.has(PerfEventAttr.SAMPLE_IDENTIFIER)) {
+            idAt = at + 8;
+        } else if (first.has(PerfEventAttr.SAMPLE_ID)) {
+            idAt = at + 8 + 8L * Long.bitCount(first.sampleType()
+                    & (PerfEventAttr.SAMPLE_IP | PerfEventAttr.SAMPLE_TID | PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR));
+        } else {
+            return first;
+        }
+        need(at, size, idAt, 8);
+        long id = file.u64(idAt);
+        for (PerfEventAttr a : attrs) {
+            for (long x : a.ids()) {
+                if (x == id) {
+                    return a;
+                }
+            }
+        }
+        return first;
+    }
+
+    private void sample(long at, int misc, int size) {
+        PerfEventAttr a = attrOf(at, size);
+        long end = at + size;
+        long p = at + 8;
+        if (a.has(PerfEventAttr.SAMPLE_IDENTIFIER)) {
+            p += 8;
+        }
+        long ip = 0;
+        if (a.has(PerfEventAttr.SAMPLE_IP)) {
+            need(at, size, p, 8);
+            ip = file.u64(p);
+            p += 8;
+        }
+        int pid = -1;
+        int tid = -1;
+        if (a.has(PerfEventAttr.SAMPLE_TID)) {
+            need(at, size, p, 8);
+            pid = file.u32(p);
+            tid = file.u32(p + 4);
+            p += 8;
+        }
+        p += 8L * Long.bitCount(a.sampleType() & (PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR
+                | PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU));
+        long period = 1;
+        if (a.has(PerfEventAttr.SAMPLE_PERIOD)) {
+            need(at, size, p, 8);
+            period = file.u64(p);
+            p += 8;
+        }
+        if (a.has(PerfEventAttr.SAMPLE_READ)) {
+            long members = 0;
+            if ((a.readFormat() & PerfEventAttr.FORMAT_GROUP) != 0) {
+                need(at, size, p, 8);
+                members = file.u64(p);
+                if (members < 0 || members > size) {
+                    throw InputException.atOffset(file.name, at, "sample read group of " + members + " values");
+                }
+            }
+            p += a.readBytes(members);
+        }
+        if (!matchesFilter(a.name())) {
+            otherEvents.merge(a.name(), 1L, Long::sum);
+            return;
+        }
+        if (a.has(PerfEventAttr.SAMPLE_BRANCH_STACK) && !lbrWarned) {
+            lbrWarned = true;
+            warnings.accept(file.name + ": LBR branch stacks are not stitched into call stacks; the callchain"
+                    + " the kernel recorded is used as it is");
+        }
+        long thread = (long) pid << 32 | (tid & 0xffffffffL);
+        if (thread != lastThread || generation != lastGeneration) {
+            // Samples come in runs of one thread: its root frame, name and address space are looked up once a run.
+            lastThread = thread;
+            lastGeneration = generation;
+            lastRoot = rootFrame(pid, tid);
+            String comm = comms.get(tid);
+            lastJava = comm != null && comm.startsWith("java");
+            lastSpace = space(pid);
+        }
+        boolean java = lastJava;
+        int root = lastRoot;
+        AddressSpace space = lastSpace;
+        int cpumode = misc & MISC_CPUMODE_MASK;
+        boolean kernelMode = cpumode == MISC_KERNEL || cpumode == MISC_GUEST_KERNEL;
+        int depth = 0;
+        boolean skipRemaining = false;
+        if (a.has(PerfEventAttr.SAMPLE_CALLCHAIN)) {
+            need(at, size, p, 8);
+            long nr = file.u64(p);
+            p += 8;
+            if (nr < 0 || nr > (end - p) / 8) {
+                throw InputException.atOffset(file.name, at, "callchain of " + nr + " entries runs past its record");
+            }
+            if (nr > chain.length) {
+                chain = new long[(int) Math.max(nr, chain.length * 2L)];
+            }
+            MemorySegment.copy(file.data, file.u64, p, chain, 0, (int) nr); // one bounds check for the chain
+            int entries = 0;
+            for (int i = 0; i < nr && entries < MAX_STACK && !skipRemaining; i++) {
+                long x = chain[i];
+                if (Long.compareUnsigned(x, CONTEXT_MAX) >= 0) {
+                    kernelMode = x == CONTEXT_KERNEL || x == CONTEXT_GUEST_KERNEL;
+                    continue;
+                }
+                entries++;
+                int entry = frameOf(x, kernelMode, pid, space, java);
+                depth = push(entry, depth);
+                skipRemaining = (pool[entry] & ScriptFrameNames.SKIP_AFTER) != 0;
+            }
+        } else if (a.has(PerfEventAttr.SAMPLE_IP)) {
+            int entry = frameOf(ip, kernelMode, pid, space, java);
+            depth = push(entry, depth);
+            skipRemaining = (pool[entry] & ScriptFrameNames.SKIP_AFTER) != 0;
+        }
+        int node = skipRemaining ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
+        for (int i = depth - 1; i >= 0; i--) {
+            node = tree.child(node, stack[i]);
+        }
+        if (node != CallTree.ROOT) {
+            tree.addSelf(node, period > 0 ? period : 1);
+            samples++;
+        }
+    }
+
+    private boolean matchesFilter(String event) {
+        if (filter == null) {
+            filter = event; // the first event sampled, as collapse perf takes the first in its input
+        }
+        return event.equals(filter) || base(event).equals(filter) || base(event).equals(base(filter));
+    }
+
+    private static String base(String event) {
+        int colon = event.indexOf(':');
+        return colon < 0 ? event : event.substring(0, colon);
+    }
+
+    private int push(int entry, int depth) {
+        int head = pool[entry];
+        if ((head & ScriptFrameNames.SKIP) != 0) {
+            return depth;
+        }
+        int count = head & ScriptFrameNames.COUNT_MASK;
+        if (depth + count > stack.length) {
+            stack = Arrays.copyOf(stack, Math.max(stack.length * 2, depth + count));
+        }
+        System.arraycopy(pool, entry + 1, stack, depth, count);
+        return depth + count;
+    }
+
+    /** The root frame: comm (spaces as underscores), with -PID or -PID/TID as the options ask. */
+    private int rootFrame(int pid, int tid) {
+        long key = (long) pid << 32 | (tid & 0xffffffffL);
+        Integer f = rootFrames.get(key);
+        if (f == null) {
+            String comm = comms.getOrDefault(tid, ":" + tid).replace(' ', '_');
+            if (opt.pid() || opt.tid()) {
+                comm += "-" + pid;
+                if (opt.tid()) {
+                    comm += "/" + tid;
+                }
+            }
+            f = frames.plain(comm);
+            rootFrames.put(key, f);
+        }
+        return f;
+    }
+
+    /** The pool entry naming one callchain address, symbolized on first sight in its address space. */
+    private int frameOf(long addr, boolean kernelMode, int pid, AddressSpace space, boolean java) {
+        LongIntMap cache = kernelMode ? (java ? kernelJavaFrames : kernelFrames)
+                : java ? space.javaFrames : space.frames;
+        int entry = cache.get(addr);
+        if (entry >= 0) {
+            return entry;
+        }
+        String[] symMod = kernelMode ? kernelSymbol(addr) : userSymbol(addr, pid, space);
+        String function = symMod[0];
+        boolean byName = !(opt.addrs() && function.equals(Symbolizer.UNKNOWN));
+        String key = byName ? function + '\0' + symMod[1] + (java ? "\1" : "\0") : null;
+        Integer known = byName ? named.get(key) : null;
+        if (known != null) {
+            cache.put(addr, known);
+            return known;
+        }
+        String text = function.equals(Symbolizer.UNKNOWN) ? function : function + "+0x" + Long.toHexString(offset);
+        scratch = namer.name(text, symMod[1], addr, java, frames, scratch);
+        int count = scratch[0] & ScriptFrameNames.COUNT_MASK;
+        if (poolUsed + count + 1 > pool.length) {
+            pool = Arrays.copyOf(pool, Math.max(pool.length * 2, poolUsed + count + 1));
+        }
+        entry = poolUsed;
+        System.arraycopy(scratch, 0, pool, entry, count + 1);
+        poolUsed += count + 1;
+        cache.put(addr, entry);
+        if (byName) {
+            named.put(key, entry);
+        }
+        return entry;
+    }
+
+    private String[] kernelSymbol(long addr) {
+        if (kernel == null && kernelProblem == null) {
+            try {
+                kernel = symbolizer.kernel();
+            } catch (IOException | InputException e) {
+                kernelProblem = e.getMessage();
+                warnings.accept(file.name + ": kernel frames stay [unknown]: " + kernelProblem);
+            }
+        }
+        if (kernel == null) {
+            return new String[] {Symbolizer.UNKNOWN, "[kernel.kallsyms]"};
+        }
+        List<SymbolFrame> fs = kernel.symbolize(addr);
+        SymbolFrame f = fs.getLast();
+        String module = f.module() == null || f.module().equals("vmlinux") ? "[kernel.kallsyms]"
+                : f.module().startsWith("[") ? f.module() : "[" + f.module() + "]";
+        return new String[] {symbolText(f), module};
+    }
+
+    /** The frame's function; its offset goes to {@link #offset}. */
+    private String symbolText(SymbolFrame f) {
+        offset = f.offset();
+        return f.function();
+    }
+
+    private String[] userSymbol(long addr, int pid, AddressSpace space) {
+        AddressSpace.Mapping m = space == null ? null : space.find(addr);
+        if (m == null) {
+            return new String[] {Symbolizer.UNKNOWN, Symbolizer.UNKNOWN};
+        }
+        String f = m.file();
+        if (isAnonymous(f)) {
+            // perf names executable anonymous memory after the perf map, whether or not it exists
+            String map = "/tmp/perf-" + pid + ".map";
+            JitMap jit = jitMaps.computeIfAbsent(pid, k -> JitMap.load(Path.of(map)));
+            int i = jit.find(addr);
+            if (i < 0) {
+                return new String[] {Symbolizer.UNKNOWN, map};
+            }
+            offset = addr - jit.start(i);
+            return new String[] {jit.name(i), map};
+        }
+        Path elf;
+        if (f.equals("[vdso]")) {
+            String id = file.buildIds.get("[vdso]");
+            elf = id == null ? null : Path.of(System.getProperty("user.home"), ".debug", "[vdso]", id, "vdso");
+        } else if (f.startsWith("/")) {
+            elf = Path.of(f);
+        } else {
+            elf = null;
+        }
+        if (elf == null || !Files.isRegularFile(elf)) {
+            return new String[] {Symbolizer.UNKNOWN, f};
+        }
+        String key = elf.toString();
+        ElfLoadSegments seg = segments.computeIfAbsent(key, k -> ElfLoadSegments.read(elf));
+        AddressSymbolizer sym = elves.computeIfAbsent(key, k -> {
+            try {
+                return symbolizer.elf(elf);
+            } catch (IOException | InputException e) {
+                return null;
+            }
+        });
+        if (seg == null || sym == null) {
+            return new String[] {Symbolizer.UNKNOWN, f};
+        }
+        long vaddr = seg.virtualAddress(addr - m.start() + m.pgoff());
+        return new String[] {symbolText(sym.symbolize(vaddr).getLast()), f};
+    }
+
+    /** perf's anonymous and no-file memory (JIT code): named through /tmp/perf-PID.map. */
+    private static boolean isAnonymous(String f) {
+        return f.equals("//anon") || f.startsWith("/dev/zero") || f.startsWith("/anon_hugepage")
+                || f.startsWith("[stack") || f.startsWith("/SYSV") || f.equals("[heap]");
+    }
+
+    private void report() {
+        if (samples == 0 && otherEvents.isEmpty()) {
+            throw new InputException(file.name + ": perf.data without samples" + (lost > 0 ? " (perf lost " + lost + " events)" : ""));
+        }
+        if (lost > 0) {
+            warnings.accept(file.name + ": perf lost " + lost + " events while recording (PERF_RECORD_LOST)");
+        }
+        if (!otherEvents.isEmpty()) {
+            StringBuilder sb = new StringBuilder();
+            otherEvents.forEach((ev, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(n).append(" of '").append(ev).append("'"));
+            if (samples == 0) {
+                throw new InputException(file.name + ": no samples of event '" + filter + "'; the file has " + sb
+                        + " (choose with --event-filter)");
+            }
+            warnings.accept(file.name + ": counted only events of type '" + filter + "'"
+                    + (opt.eventFilter() == null ? " (the first in the input)" : "")
+                    + "; skipped samples: " + sb + " (choose with --event-filter)");
+        }
+    }
+}

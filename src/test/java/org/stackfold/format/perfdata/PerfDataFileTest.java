@@ -1,0 +1,164 @@
+package org.stackfold.format.perfdata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.stackfold.cli.Main;
+import org.stackfold.io.Input;
+
+/**
+ * perf.data through the commands (collapse, flamegraph, convert, info) on a recorded file, and bad
+ * files: truncated, lying sizes and random mutations give exit code 1 with one line naming the
+ * byte offset, never a stack trace, hang or out-of-memory. Assertions hold whatever the symbols of
+ * the machine running them (the test file's totals, root frames and header).
+ */
+class PerfDataFileTest {
+    private static final long TOTAL = 134L * 2004008;
+
+    @TempDir
+    Path dir;
+
+    record Run(int code, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
+        int code = Main.run(args, out, new PrintWriter(err, true));
+        return new Run(code, out.toString(java.nio.charset.StandardCharsets.UTF_8), err.toString());
+    }
+
+    private static byte[] recorded() throws Exception {
+        return PerfDataFileTest.class.getResourceAsStream("/perfdata/burn.perf.data").readAllBytes();
+    }
+
+    private Path write(String name, byte[] b) throws Exception {
+        Path p = dir.resolve(name);
+        Files.write(p, b);
+        return p;
+    }
+
+    private static long total(String folded) {
+        long sum = 0;
+        for (String line : folded.split("\n")) {
+            if (!line.isBlank()) {
+                sum += Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    @Test
+    void collapseWeighsByPeriodWithTheCommAsRoot() throws Exception {
+        Path f = write("perf.data", recorded());
+        Run r = run("collapse", "perf", f.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(total(r.out())).isEqualTo(TOTAL);
+        assertThat(r.out().lines()).allMatch(l -> l.startsWith("burn;"));
+        Run pid = run("collapse", "perf", "--tid", f.toString());
+        assertThat(pid.out().lines()).allMatch(l -> l.startsWith("burn-5245/5245;"));
+    }
+
+    @Test
+    void everyCommandReadsIt() throws Exception {
+        Path f = write("perf.data", recorded());
+        Path folded = dir.resolve("out.folded");
+        Run c = run("convert", f.toString(), "-o", folded.toString());
+        assertThat(c.code()).as(c.err()).isZero();
+        assertThat(total(Files.readString(folded))).isEqualTo(TOTAL);
+        Path svg = dir.resolve("out.svg");
+        Run g = run("flamegraph", f.toString(), "-o", svg.toString());
+        assertThat(g.code()).as(g.err()).isZero();
+        assertThat(Files.readString(svg)).contains("<svg").contains("burn");
+        Run i = run("info", f.toString());
+        assertThat(i.code()).as(i.err()).isZero();
+        assertThat(i.out()).contains("perf.data").contains("cpu-clock:pppH").contains("perf version: 6.1.192")
+                .contains("cmdline: /usr/bin/perf record -F 499 -g");
+    }
+
+    @Test
+    void eventFilterNamesTheSkippedSamples() throws Exception {
+        Path f = write("perf.data", recorded());
+        Run r = run("collapse", "perf", "--event-filter", "cycles", f.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err().strip()).endsWith("no samples of event 'cycles'; the file has 134 of 'cpu-clock:pppH' (choose with --event-filter)");
+        Run base = run("collapse", "perf", "--event-filter", "cpu-clock", f.toString());
+        assertThat(total(base.out())).isEqualTo(TOTAL);
+    }
+
+    @Test
+    void sniffedByMagicInEitherByteOrder() throws Exception {
+        assertThat(PerfData.sniff("PERFILE2".getBytes(), 8)).isTrue();
+        assertThat(PerfData.sniff("2ELIFREP".getBytes(), 8)).isTrue();
+        assertThat(PerfData.sniff("PERFILE".getBytes(), 7)).isFalse();
+        try (Input in = Input.ofBytes("x", recorded())) {
+            StringWriter s = new StringWriter();
+            PerfData.describe(in, new PrintWriter(s, true));
+            assertThat(s.toString()).contains("LITTLE_ENDIAN").contains("hostname: vm").contains("build ids: 3");
+        }
+    }
+
+    @Test
+    void lyingRecordSizeNamesItsOffset() throws Exception {
+        byte[] b = recorded();
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putShort(264 + 6, (short) 4);
+        Run r = run("collapse", "perf", write("bad.data", b).toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err().strip()).contains("at byte offset 264").contains("claims 4 bytes").doesNotContain("\n");
+    }
+
+    @Test
+    void lyingDataSectionNamesTheHeaderField() throws Exception {
+        byte[] b = recorded();
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(48, 1L << 40);
+        Run r = run("convert", write("bad.data", b).toString(), "-o", dir.resolve("x.folded").toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err().strip()).contains("at byte offset 40").contains("data section").doesNotContain("\n");
+    }
+
+    @Test
+    void hugeCallchainIsAnErrorNotAnAllocation() throws Exception {
+        byte[] b = recorded();
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        int at = 264;
+        while (bb.getInt(at) != 9) {
+            at += bb.getShort(at + 6) & 0xffff;
+        }
+        bb.putLong(at + 40, Long.MAX_VALUE / 4);
+        Run r = run("collapse", "perf", write("bad.data", b).toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err().strip()).contains("at byte offset " + at).contains("callchain");
+    }
+
+    @Test
+    void truncatedAndMutatedFilesFailInOneLine() throws Exception {
+        byte[] good = recorded();
+        Random random = new Random(12);
+        for (int k = 0; k < 60; k++) {
+            byte[] b;
+            if (k % 3 == 0) {
+                b = java.util.Arrays.copyOf(good, random.nextInt(good.length));
+            } else {
+                b = good.clone();
+                for (int i = 0; i < 1 + random.nextInt(8); i++) {
+                    b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+                }
+            }
+            Run r = run("collapse", "perf", write("m" + k + ".data", b).toString());
+            assertThat(r.code()).as(r.err()).isIn(0, 1);
+            assertThat(r.err()).doesNotContain("Exception").doesNotContain("internal error").doesNotContain("\tat ");
+            if (r.code() == 1) {
+                assertThat(r.err().strip().lines().count()).as(r.err()).isEqualTo(1);
+            }
+        }
+    }
+}
