@@ -191,19 +191,15 @@ final class CpuProfileReader {
 
     /** Replays the samples as speedscope does and adds each run's time to its stack. */
     private void build(CallTree tree) {
-        HashMap<Long, Integer> index = new HashMap<>(size * 2);
-        for (int i = 0; i < size; i++) {
-            index.put(ids[i], i);
-        }
+        NodeIndex index = new NodeIndex(ids, size);
         int[] parent = new int[size];
         for (int i = 0; i < size; i++) {
-            Integer pi = parentId[i] == Long.MIN_VALUE ? null : index.get(parentId[i]);
-            parent[i] = pi == null ? -1 : pi;
+            parent[i] = parentId[i] == Long.MIN_VALUE ? -1 : index.get(parentId[i]);
         }
         childLists.forEach((node, children) -> {
             for (long c : children) {
-                Integer ci = index.get(c);
-                if (ci != null) {
+                int ci = index.get(c);
+                if (ci >= 0) {
                     parent[ci] = node;
                 }
             }
@@ -234,57 +230,88 @@ final class CpuProfileReader {
                 haveLast = true;
             }
         }
-        int[] stack = new int[64]; // node positions, root first
-        int depth = 0;
-        int[] frames = new int[64];
+        // Each profile node's call-tree node is made once (its stack never changes), except where
+        // a (program)/(garbage collector) node puts it on top of whatever ran before.
+        int[] treeNode = new int[size];
+        Arrays.fill(treeNode, -1);
+        int current = CallTree.ROOT; // the open stack's call-tree node; ROOT = nothing open
         long openedAt = 0;
-        boolean open = false;
+        int[] path = new int[64];
         for (int r = 0; r < runs; r++) {
-            Integer top = index.get(runNode[r]);
-            if (top == null) {
+            int top = index.get(runNode[r]);
+            if (top < 0) {
                 continue;
             }
-            if (open && depth > 0) {
-                add(tree, stack, depth, frames, runTime[r] - openedAt);
+            if (current != CallTree.ROOT && runTime[r] > openedAt) {
+                tree.addSelf(current, runTime[r] - openedAt);
             }
-            // the new stack: walk up from top; (program)/(gc) sit on the previous stack
-            int[] path = new int[16];
+            openedAt = runTime[r];
+            if (treeNode[top] >= 0) {
+                current = treeNode[top];
+                continue;
+            }
             int n = 0;
-            int base = 0; // frames of the previous stack kept under the new ones
-            for (int node = top; node >= 0 && kind[node] != 1; ) {
+            boolean onPrevious = false;
+            for (int node = top; node >= 0 && kind[node] != 1; node = parent[node]) {
                 if (n == path.length) {
                     path = Arrays.copyOf(path, n * 2);
                 }
                 path[n++] = node;
                 if (kind[node] == 2) {
-                    base = depth;
+                    onPrevious = true;
                     break;
                 }
-                node = parent[node];
+                if (n > size) {
+                    throw new InputException("cpuprofile: the parent links of node " + ids[top] + " form a cycle");
+                }
             }
-            if (base + n > stack.length) {
-                stack = Arrays.copyOf(stack, (base + n) * 2);
-                frames = Arrays.copyOf(frames, (base + n) * 2);
+            int t = onPrevious ? current : CallTree.ROOT;
+            for (int k = n - 1; k >= 0; k--) {
+                t = tree.child(t, frame[path[k]]);
             }
-            for (int k = 0; k < n; k++) {
-                stack[base + k] = path[n - 1 - k];
+            if (!onPrevious) {
+                treeNode[top] = t;
             }
-            depth = base + n;
-            openedAt = runTime[r];
-            open = true;
+            current = t;
         }
-        if (open && depth > 0 && runs > 0) {
-            add(tree, stack, depth, frames, runTime[runs - 1] - openedAt);
+        if (current != CallTree.ROOT && runs > 0 && runTime[runs - 1] > openedAt) {
+            tree.addSelf(current, runTime[runs - 1] - openedAt);
         }
     }
 
-    private void add(CallTree tree, int[] stack, int depth, int[] frames, long micros) {
-        if (micros <= 0) {
-            return;
+    /** Node id → position: an array where the ids are small and dense (as V8 numbers them), else a map. */
+    private static final class NodeIndex {
+        private final int[] dense;
+        private final HashMap<Long, Integer> sparse;
+
+        NodeIndex(long[] ids, int size) {
+            long max = -1;
+            boolean small = true;
+            for (int i = 0; i < size; i++) {
+                small &= ids[i] >= 0;
+                max = Math.max(max, ids[i]);
+            }
+            if (small && max < 4L * size + 1024) {
+                dense = new int[(int) max + 1];
+                Arrays.fill(dense, -1);
+                for (int i = 0; i < size; i++) {
+                    dense[(int) ids[i]] = i;
+                }
+                sparse = null;
+            } else {
+                dense = null;
+                sparse = new HashMap<>(size * 2);
+                for (int i = 0; i < size; i++) {
+                    sparse.put(ids[i], i);
+                }
+            }
         }
-        for (int k = 0; k < depth; k++) {
-            frames[k] = frame[stack[k]];
+
+        int get(long id) {
+            if (dense != null) {
+                return id >= 0 && id < dense.length ? dense[(int) id] : -1;
+            }
+            return sparse.getOrDefault(id, -1);
         }
-        tree.addSelf(tree.path(frames, 0, depth), micros);
     }
 }
