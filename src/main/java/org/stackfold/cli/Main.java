@@ -68,7 +68,7 @@ public final class Main implements Runnable {
         if (stdout.failure() != null && code != 2) {
             // A result that did not reach standard output is a failure, said once (commands that
             // wrote through AtomicOutput have said it already).
-            if (code == 0) {
+            if (code == 0 && !stdout.readerGone()) {
                 err.println("stackfold: standard output: " + stdout.failure());
             }
             code = 1;
@@ -180,6 +180,8 @@ public final class Main implements Runnable {
         }
         if (t instanceof InputException) {
             err.println("stackfold: " + t.getMessage());
+        } else if (t instanceof IOException io && StandardOutput.isReaderGone(io)) {
+            // `stackfold fold x | head`: the reader stopped on purpose; nothing to report (exit 1, like SIGPIPE's failure)
         } else if (t instanceof IOException io) {
             err.println("stackfold: " + Printable.of(describe(io)));
         } else if (t instanceof ArithmeticException) {

@@ -15,14 +15,26 @@ final class StandardOutput extends OutputStream {
     private final OutputStream fd = new FileOutputStream(FileDescriptor.out);
     private final boolean closed = StandardStreams.stdoutClosed();
     private String failure;
+    private boolean readerGone;
 
     String failure() {
         return failure;
     }
 
+    /** The reading end of a pipe was closed (EPIPE): the reader chose to stop, which is no error to report. */
+    boolean readerGone() {
+        return readerGone;
+    }
+
+    /** True for the error AtomicOutput reports when the reader of standard output has gone. */
+    static boolean isReaderGone(java.io.IOException e) {
+        return "standard output: Broken pipe".equals(e.getMessage());
+    }
+
     private IOException fail(IOException e) {
         if (failure == null) {
             String m = e.getMessage();
+            readerGone = "Broken pipe".equals(m);
             failure = m == null ? e.toString()
                     : m.equals("Broken pipe") ? "broken pipe (the reading end was closed)" : m;
         }

@@ -232,4 +232,19 @@ class ProcessHardeningTest {
         }
         noTemporaryFilesLeft();
     }
+
+    @Test
+    void aReaderThatStopsEarlyIsNoError() throws Exception {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 200_000; i++) {
+            sb.append("main;function_").append(i).append(" 1\n");
+        }
+        Files.writeString(dir.resolve("many.folded"), sb);
+        Files.createDirectories(dir.resolve("tmp"));
+        for (String cmd : new String[] {"fold many.folded", "top -n 100000 many.folded"}) {
+            Result r = bash("set -o pipefail; $SF " + cmd + " | head -1");
+            assertThat(r.out().strip()).as(cmd).startsWith(cmd.startsWith("fold") ? "main;function_0 1" : "SELF");
+            assertThat(r.err()).as(cmd).isEmpty();
+        }
+    }
 }
