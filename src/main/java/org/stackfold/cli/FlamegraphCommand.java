@@ -388,9 +388,6 @@ final class FlamegraphCommand implements Callable<Integer> {
                     SKIPPED.matcher(w).replaceFirst("$1: ignored $2 lines with invalid format ($3)")))
                     .read(in).profile(); // a stream's bytes were kept by bytes() above
         }
-        if (!f.canRead()) {
-            throw new InputException(name + ": format " + f.name() + " cannot be read");
-        }
-        return f.read(in, formats.apply(FormatOptions.none().set("lenient", lenient)).withWarnings(warn));
+        return source.read(formats.apply(FormatOptions.none().set("lenient", lenient)).withWarnings(warn));
     }
 }

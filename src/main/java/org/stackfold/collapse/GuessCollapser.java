@@ -42,7 +42,12 @@ public final class GuessCollapser implements Collapser {
 
     /** The head as detectors see it: a whole input shorter than the head gets a final newline, so its last line counts. */
     static byte[] probe(byte[] head) {
-        if (head.length < HEAD && head.length > 0 && head[head.length - 1] != '\n') {
+        return probe(head, HEAD);
+    }
+
+    /** As {@link #probe(byte[])} for a head read with at most {@code limit} bytes. */
+    static byte[] probe(byte[] head, int limit) {
+        if (head.length < limit && head.length > 0 && head[head.length - 1] != '\n') {
             byte[] probe = java.util.Arrays.copyOf(head, head.length + 1);
             probe[head.length] = '\n';
             return probe;

@@ -29,11 +29,7 @@ final class NoRecords {
         if (isBlank(head)) {
             return "the input is empty";
         }
-        byte[] probe = head;
-        if (n < HEAD && head[n - 1] != '\n') {
-            probe = java.util.Arrays.copyOf(head, n + 1); // the whole input: its last line counts
-            probe[n] = '\n';
-        }
+        byte[] probe = GuessCollapser.probe(head, HEAD);
         Collapser other = GuessCollapser.choose(probe, probe.length);
         if (other != null && other != expected) {
             return "it looks like " + other.name() + " output (stackfold collapse " + other.name() + ")";
