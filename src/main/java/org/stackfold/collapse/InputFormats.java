@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import org.stackfold.format.Formats;
 import org.stackfold.format.ProfileFormat;
+import org.stackfold.format.folded.FoldedKind;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
 import org.stackfold.io.UsageException;
@@ -35,14 +36,22 @@ public final class InputFormats {
         }
         f = Formats.byFileName(in);
         if (f != null) {
-            return f;
+            return plainOrDifferential(f, head);
         }
         if (head.length > 0 && !FoldedShape.anyLineLooksFolded(head)) {
             throw new InputException(in.name() + ": not a profile Stackfold recognises (" + NoRecords.lookOf(null, head)
                     + "); it reads " + Formats.names() + " and, through 'stackfold collapse', the text output of "
                     + String.join(", ", collapserNames()));
         }
-        return Formats.byName("folded");
+        return plainOrDifferential(Formats.byName("folded"), head);
+    }
+
+    /** Folded text whose first record has two counts is differential, whatever the file is called. */
+    private static ProfileFormat plainOrDifferential(ProfileFormat f, byte[] head) {
+        if (f.name().equals("folded") && FoldedKind.isDifferential(head, head.length < GuessCollapser.HEAD)) {
+            return Formats.byName("diff-folded");
+        }
+        return f;
     }
 
     /** A format or a collapser by name, as {@code --from} takes it. */

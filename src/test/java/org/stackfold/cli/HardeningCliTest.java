@@ -166,6 +166,21 @@ class HardeningCliTest {
     }
 
     @Test
+    void differentialFoldedTextIsKnownByItsFirstRecordWhateverItsName() throws IOException {
+        String diff = "a;b 3 0\na;c 0 5\na;d 2 2\n";
+        for (String name : new String[] {"d.txt", "d.folded", "noext"}) {
+            Path p = file(name, diff);
+            assertThat(run("fold", p.toString()).text()).as(name).isEqualTo(diff);
+            assertThat(run("info", p.toString()).text()).as(name).contains("samples (before)   5")
+                    .contains("samples (after)    7");
+        }
+        Path p = dir.resolve("noext");
+        assertThat(run("fold", "--from", "folded", p.toString()).text()).as("forced plain: a;b 3 has no samples")
+                .isEqualTo("a;c 0 5\na;d 2 2\n");
+        assertThat(run("fold", file("plain.txt", "a;b 3\nx;y 1 2\n").toString()).text()).isEqualTo("a;b 3\nx;y 1 2\n");
+    }
+
+    @Test
     void whatNoReaderRecognisesIsDescribed() throws IOException {
         Path html = file("page.html", "<html><body>not a profile</body></html>\n");
         Run r = run("info", html.toString());

@@ -67,7 +67,8 @@ public final class FoldedReader {
         int parts = size >= MIN_PARALLEL_BYTES ? threads : 1;
         long[] cuts = cutAtLines(data, parts);
         cuts[0] = FoldedSyntax.bomLength(data); // a UTF-8 byte-order mark is not part of the first frame
-        Mode decided = mode == Mode.AUTO ? detectMode(data, cuts[0]) : mode;
+        Mode decided = mode != Mode.AUTO ? mode
+                : FoldedKind.isDifferential(data, cuts[0], true) ? Mode.DIFFERENTIAL : Mode.PLAIN;
         List<Worker> workers = new ArrayList<>();
         try (Progress progress = Progress.start("reading " + in.name(), size)) {
             long[] done = new long[cuts.length - 1];
@@ -197,44 +198,6 @@ public final class FoldedReader {
         byte[] b = new byte[(int) (e - lineStart)];
         MemorySegment.copy(data, ValueLayout.JAVA_BYTE, lineStart, b, 0, b.length);
         return b;
-    }
-
-    /** AUTO mode: differential where the first record has two trailing counts. */
-    private static Mode detectMode(MemorySegment data, long start) {
-        long size = data.byteSize();
-        while (start < size) {
-            long end = start;
-            while (end < size && !FoldedSyntax.isLineEnd(data.get(ValueLayout.JAVA_BYTE, end))) {
-                end++;
-            }
-            int len = (int) Math.min(end - start, 1 << 20);
-            byte[] line = new byte[len];
-            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, line, 0, len);
-            int e = len;
-            while (e > 0 && FoldedSyntax.isSpace(line[e - 1])) {
-                e--;
-            }
-            int s = 0;
-            while (s < e && FoldedSyntax.isSpace(line[s])) {
-                s++;
-            }
-            if (e > s && !(line[s] == '#' && (s + 1 == e || line[s + 1] == ' '))) {
-                int c1 = FoldedSyntax.numberStart(line, s, e);
-                if (c1 > s && FoldedSyntax.isSpace(line[c1 - 1])) {
-                    int b = c1 - 1;
-                    while (b > s && FoldedSyntax.isSpace(line[b - 1])) {
-                        b--;
-                    }
-                    int c2 = FoldedSyntax.numberStart(line, s, b);
-                    if (c2 > s && c2 < b && FoldedSyntax.isSpace(line[c2 - 1])) {
-                        return Mode.DIFFERENTIAL;
-                    }
-                }
-                return Mode.PLAIN;
-            }
-            start = end + 1;
-        }
-        return Mode.PLAIN;
     }
 
     /** Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. */
