@@ -93,6 +93,14 @@ class LauncherTest {
     }
 
     @Test
+    void jvmOptionsFromTheEnvironmentPassUnglobbed() throws Exception {
+        List<String> args = jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(),
+                "STACKFOLD_JAVA_OPTS", "-Xlog:gc*:file=gc.log -Xss2m"));
+        assertThat(args).contains("-Xlog:gc*:file=gc.log", "-Xss2m");
+        assertThat(args.indexOf("-Xss2m")).isLessThan(args.indexOf("-jar"));
+    }
+
+    @Test
     void jvmWarningsGoToStderrAndCacheMessagesNowhere() throws Exception {
         List<String> args = jvmArguments("info small.folded");
         assertThat(args).contains("-Xlog:disable", "-Xlog:all=warning,aot*=off,cds*=off:stderr");
