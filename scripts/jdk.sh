@@ -1,21 +1,37 @@
-# Sourced by ./stackfold, ./run-tests and scripts/*: finds a JDK >= 25 and Maven, or says why not.
-# Sets STACKFOLD_JAVA_HOME and MVN.
+# Sourced by ./stackfold, ./run-tests and scripts/*: finds a JDK >= 25 and Maven, or says why not;
+# says how Stackfold's JVM is started and whether its AOT cache may be used.
+# Sets STACKFOLD_JAVA_HOME, MVN, SF_JVM and SF_AOT. Everything here runs on each `stackfold` call, so it
+# starts no process: bash builtins only (a fork costs milliseconds on a loaded machine).
 
-_sf_major() {  # major version of the JDK at $1, from its release file (no JVM start)
-  local v
-  v=$(sed -n 's/^JAVA_VERSION="\([0-9][0-9]*\).*/\1/p' "$1/release" 2>/dev/null)
-  echo "${v:-0}"
+_sf_release() {  # REPLY = the value of key $2 in the release file of the JDK at $1 ("" when absent)
+  local line
+  REPLY=
+  [ -r "$1/release" ] || return 0
+  while IFS= read -r line || [ -n "$line" ]; do
+    case $line in
+      "$2="*) line=${line#*=}; line=${line#\"}; REPLY=${line%\"}; return 0 ;;
+    esac
+  done <"$1/release"
+}
+
+_sf_major() {  # REPLY = the major version of the JDK at $1, from its release file (0 when unknown)
+  _sf_release "$1" JAVA_VERSION
+  REPLY=${REPLY%%[!0-9]*}
+  REPLY=${REPLY:-0}
 }
 
 sf_find_jdk() {
-  local cand
+  local cand resolved
   for cand in "${STACKFOLD_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/*; do
     [ -n "$cand" ] && [ -x "$cand/bin/java" ] && [ -x "$cand/bin/javac" ] || continue
-    if [ "$(_sf_major "$cand")" -ge 25 ]; then STACKFOLD_JAVA_HOME=$cand; return 0; fi
+    _sf_major "$cand"
+    if [ "$REPLY" -ge 25 ]; then STACKFOLD_JAVA_HOME=$cand; return 0; fi
   done
   if command -v javac >/dev/null 2>&1; then
-    cand=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
-    if [ "$(_sf_major "$cand")" -ge 25 ]; then STACKFOLD_JAVA_HOME=$cand; return 0; fi
+    resolved=$(readlink -f "$(command -v javac)")
+    cand=${resolved%/bin/javac}
+    _sf_major "$cand"
+    if [ "$REPLY" -ge 25 ]; then STACKFOLD_JAVA_HOME=$cand; return 0; fi
   fi
   echo "stackfold: needs a JDK 25 or newer; none found in JAVA_HOME, /usr/lib/jvm or on PATH (install e.g. temurin-25-jdk)" >&2
   return 1
@@ -25,4 +41,33 @@ sf_find_maven() {
   if command -v mvn >/dev/null 2>&1; then MVN=mvn; return 0; fi
   echo "stackfold: needs Apache Maven to build (apt-get install maven)" >&2
   return 1
+}
+
+# SF_JVM = the options every Stackfold JVM starts with (the launcher, the AOT training run, the tests
+# that check the cache), heap $1. JVM warnings go to stderr: by default they go to stdout, into
+# `fold`'s output. Messages about the AOT cache are off: a cache that does not fit this JVM (another
+# build, -Xmx past 32g, a truncated file) is skipped, and saying so would be noise on every run.
+sf_jvm_options() {
+  SF_JVM=(--enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -XX:-UsePerfData "-Xmx$1"
+    -Xlog:disable "-Xlog:all=warning,aot*=off,cds*=off:stderr")
+}
+
+# REPLY = what identifies the JDK at $1 for its AOT caches: its path and exact runtime version.
+sf_jdk_id() {
+  _sf_release "$1" JAVA_RUNTIME_VERSION
+  REPLY="$1 $REPLY"
+}
+
+# SF_AOT = the option that uses the AOT cache beside jar $1 (its name with .aot for .jar), or nothing:
+# a cache is used only when it is newer than the jar and than the JDK's modules, and was made by this
+# JDK (the id in its .jdk file). The JVM itself does not notice a rebuilt jar (JDK 25 takes the cached
+# classes of the old one), so this check is what keeps a stale cache from running old code.
+sf_aot_options() {
+  local cache=${1%.jar}.aot id
+  SF_AOT=()
+  [ -f "$cache" ] && [ "$cache" -nt "$1" ] && [ "$cache" -nt "$STACKFOLD_JAVA_HOME/lib/modules" ] || return 0
+  [ -r "$cache.jdk" ] && IFS= read -r id <"$cache.jdk" || return 0
+  sf_jdk_id "$STACKFOLD_JAVA_HOME"
+  [ "$id" = "$REPLY" ] && SF_AOT=("-XX:AOTCache=$cache")
+  return 0
 }

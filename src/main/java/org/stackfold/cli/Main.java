@@ -56,6 +56,11 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
+        System.exit(runProcess(args));
+    }
+
+    /** Runs one command line on the process's standard streams; returns the exit code. */
+    static int runProcess(String[] args) {
         StandardOutput stdout = new StandardOutput();
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code;
@@ -74,7 +79,7 @@ public final class Main implements Runnable {
             code = 1;
         }
         err.flush();
-        System.exit(code);
+        return code;
     }
 
     /** A thread that dies outside a command (a worker's OutOfMemoryError): one line, exit 1. */

@@ -39,7 +39,11 @@ public final class GhcprofCollapser implements Collapser {
     }
 
     private static boolean isHeader(String line) {
-        String[] words = Text.trim(line).split("\\s+", START.size() + 1);
+        String trimmed = Text.trim(line);
+        if (!trimmed.startsWith(START.getFirst())) { // most lines: no regex split (detectors run on every input)
+            return false;
+        }
+        String[] words = trimmed.split("\\s+", START.size() + 1);
         if (words.length < START.size()) {
             return false;
         }

@@ -32,12 +32,17 @@ public final class GuessCollapser implements Collapser {
 
     /** The collapser that would be chosen for this head, or null. */
     public static Collapser choose(byte[] head, int length) {
-        for (Collapser c : Collapsers.all()) {
-            if (!(c instanceof GuessCollapser) && c.detect(head, length)) {
-                return c;
+        Detect.Shared lines = Detect.share(head, length);
+        try {
+            for (Collapser c : Collapsers.all()) {
+                if (!(c instanceof GuessCollapser) && c.detect(head, length)) {
+                    return c;
+                }
             }
+            return null;
+        } finally {
+            lines.close();
         }
-        return null;
     }
 
     /** The head as detectors see it: a whole input shorter than the head gets a final newline, so its last line counts. */

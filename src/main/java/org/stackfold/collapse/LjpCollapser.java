@@ -26,6 +26,10 @@ public final class LjpCollapser implements Collapser {
         boolean start = false;
         for (String line : Detect.lines(head, length)) {
             String t = Text.trim(line);
+            if (!t.endsWith(")")) { // both shapes end so: most lines skip the regexes (detectors run on every input)
+                start = false;
+                continue;
+            }
             String[] f = t.replaceAll("\\(.*\\)", "").trim().split("[ \\t]+");
             if (f.length == 3 && Text.parseCount(f[0]) >= 0 && Text.parseCount(f[1]) >= 0 && t.endsWith(")")) {
                 start = true;

@@ -41,7 +41,8 @@ public final class PerfSchedCollapser implements Collapser {
     public boolean detect(byte[] head, int length) {
         // sched_stat events: a perf script of sched_switch alone is perf's (nothing here would count)
         for (String line : Detect.lines(head, length)) {
-            if (!line.startsWith("#") && (line.contains(": " + SLEEP + ": ") || line.contains(": " + BLOCKED + ": "))) {
+            if (!line.startsWith("#") && line.contains(": sched:sched_stat_")
+                    && (line.contains(": " + SLEEP + ": ") || line.contains(": " + BLOCKED + ": "))) {
                 return true;
             }
         }

@@ -1,0 +1,157 @@
+package org.stackfold.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.stackfold.testing.CliProcess;
+import org.stackfold.testing.CliProcess.Result;
+
+/**
+ * How ./stackfold starts the JVM, with a stand-in JDK whose {@code java} prints its arguments: the JIT
+ * tier by input size, the AOT cache only while it is fresh and of this JDK, JVM warnings kept off
+ * standard output. The real JVM with a real cache: {@link AotCacheTest}.
+ */
+class LauncherTest {
+    @TempDir
+    Path dir;
+
+    private Path jdk;
+
+    private static final Path PROJECT = Path.of("").toAbsolutePath();
+
+    @BeforeEach
+    void layout() throws IOException {
+        Files.createDirectories(dir.resolve("scripts"));
+        Files.copy(PROJECT.resolve("stackfold"), dir.resolve("stackfold"), StandardCopyOption.COPY_ATTRIBUTES);
+        Files.copy(PROJECT.resolve("scripts/jdk.sh"), dir.resolve("scripts/jdk.sh"));
+        jdk = dir.resolve("jdk");
+        Files.createDirectories(jdk.resolve("bin"));
+        Files.createDirectories(jdk.resolve("lib"));
+        Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25.0.9\"\nJAVA_RUNTIME_VERSION=\"25.0.9+1-LTS\"\n");
+        Files.writeString(jdk.resolve("lib/modules"), "");
+        executable(jdk.resolve("bin/java"), "#!/bin/sh\nprintf '%s\\n' \"$@\"\n");
+        executable(jdk.resolve("bin/javac"), "#!/bin/sh\n");
+        Path target = Files.createDirectories(dir.resolve("target"));
+        Files.writeString(target.resolve("stackfold.jar"), "a jar");
+        Files.writeString(target.resolve("stackfold.aot"), "a cache");
+        Files.writeString(target.resolve("stackfold.aot.jdk"), jdk + " 25.0.9+1-LTS\n");
+        age(jdk.resolve("lib/modules"), 300);
+        age(target.resolve("stackfold.jar"), 200);
+        age(target.resolve("stackfold.aot"), 100);
+        Files.writeString(dir.resolve("small.folded"), "a;b 1\n");
+        Files.write(dir.resolve("big.folded"), new byte[9 << 20]);
+    }
+
+    private static void executable(Path p, String script) throws IOException {
+        Files.writeString(p, script);
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private static void age(Path p, int secondsAgo) throws IOException {
+        Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() - secondsAgo * 1000L));
+    }
+
+    /** The JVM's arguments as the launcher gives them. */
+    private List<String> jvmArguments(String args, Map<String, String> env) throws Exception {
+        Result r = CliProcess.bash(dir, "./stackfold " + args + " </dev/null", env);
+        assertThat(r.code()).as(r.err()).isZero();
+        return r.out().lines().toList();
+    }
+
+    private List<String> jvmArguments(String args) throws Exception {
+        return jvmArguments(args, Map.of("STACKFOLD_JAVA_HOME", jdk.toString()));
+    }
+
+    @Test
+    void smallInputsRunWithC1AloneAndTheRestWithC2Too() throws Exception {
+        assertThat(jvmArguments("info small.folded")).contains("-XX:TieredStopAtLevel=1");
+        assertThat(jvmArguments("fold small.folded small.folded -o out.folded")).contains("-XX:TieredStopAtLevel=1");
+        assertThat(jvmArguments("info big.folded")).contains("-XX:TieredStopAtLevel=4");
+        assertThat(jvmArguments("fold small.folded big.folded")).contains("-XX:TieredStopAtLevel=4");
+        assertThat(jvmArguments("info -")).contains("-XX:TieredStopAtLevel=4");
+        assertThat(jvmArguments("collapse perf")).contains("-XX:TieredStopAtLevel=4");
+        assertThat(jvmArguments("record --duration 1")).contains("-XX:TieredStopAtLevel=1");
+        assertThat(jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
+                .contains("-XX:TieredStopAtLevel=4");
+    }
+
+    @Test
+    void theArgumentsReachTheJarUnchanged() throws Exception {
+        List<String> args = jvmArguments("info 'a b' small.folded");
+        assertThat(args.subList(args.indexOf("-jar"), args.size()))
+                .containsExactly("-jar", dir.resolve("target/stackfold.jar").toString(), "info", "a b", "small.folded");
+    }
+
+    @Test
+    void jvmOptionsFromTheEnvironmentPassUnglobbed() throws Exception {
+        List<String> args = jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(),
+                "STACKFOLD_JAVA_OPTS", "-Xlog:gc*:file=gc.log -Xss2m"));
+        assertThat(args).contains("-Xlog:gc*:file=gc.log", "-Xss2m");
+        assertThat(args.indexOf("-Xss2m")).isLessThan(args.indexOf("-jar"));
+    }
+
+    @Test
+    void jvmWarningsGoToStderrAndCacheMessagesNowhere() throws Exception {
+        List<String> args = jvmArguments("info small.folded");
+        assertThat(args).contains("-Xlog:disable", "-Xlog:all=warning,aot*=off,cds*=off:stderr");
+        assertThat(args.indexOf("-Xlog:disable")).isLessThan(args.indexOf("-jar"));
+    }
+
+    @Test
+    void theCacheIsUsedWhileFreshAndOfThisJdk() throws Exception {
+        String cache = "-XX:AOTCache=" + dir.resolve("target/stackfold.aot");
+        assertThat(jvmArguments("info small.folded")).contains(cache);
+
+        age(dir.resolve("target/stackfold.jar"), 50); // rebuilt after the cache
+        assertThat(jvmArguments("info small.folded")).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+        age(dir.resolve("target/stackfold.jar"), 200);
+
+        age(jdk.resolve("lib/modules"), 10); // the JDK updated in place after the cache
+        assertThat(jvmArguments("info small.folded")).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+        age(jdk.resolve("lib/modules"), 300);
+
+        Files.writeString(dir.resolve("target/stackfold.aot.jdk"), jdk + " 25.0.8+2-LTS\n"); // made by another build
+        assertThat(jvmArguments("info small.folded")).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+
+        Files.delete(dir.resolve("target/stackfold.aot.jdk"));
+        assertThat(jvmArguments("info small.folded")).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+    }
+
+    @Test
+    void aChangedOrDeletedSourceRebuildsTheJarAndItsCache() throws Exception {
+        Path sources = Files.createDirectories(dir.resolve("src/main/java"));
+        Files.writeString(sources.resolve("Old.java"), "class Old {}");
+        Files.writeString(dir.resolve("pom.xml"), "<project/>");
+        for (Path p : List.of(sources.resolve("Old.java"), sources, dir.resolve("src/main"), dir.resolve("pom.xml"))) {
+            age(p, 300);
+        }
+        // A stand-in Maven that records its arguments and "builds" the jar and its cache.
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        executable(bin.resolve("mvn"), "#!/bin/sh\necho \"$@\" >> mvn.args\ntouch target/stackfold.jar\ntouch -d @$(($(date +%s) + 1)) target/stackfold.aot\n");
+        Map<String, String> env = Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "PATH", bin + ":" + System.getenv("PATH"));
+
+        assertThat(jvmArguments("info small.folded", env)).contains("-XX:AOTCache=" + dir.resolve("target/stackfold.aot"));
+        assertThat(dir.resolve("mvn.args")).doesNotExist();
+
+        Files.writeString(sources.resolve("New.java"), "class New {}");
+        assertThat(jvmArguments("info small.folded", env)).contains("-XX:AOTCache=" + dir.resolve("target/stackfold.aot"));
+        assertThat(dir.resolve("mvn.args")).content().contains("clean package");
+
+        age(dir.resolve("target/stackfold.jar"), 100);
+        age(dir.resolve("target/stackfold.aot"), 50);
+        Files.delete(dir.resolve("mvn.args"));
+        Files.delete(sources.resolve("Old.java"));
+        jvmArguments("info small.folded", env);
+        assertThat(dir.resolve("mvn.args")).content().contains("clean package");
+    }
+}
