@@ -88,8 +88,8 @@ final class RecordCommand implements Callable<Integer> {
     java.nio.file.Path store;
 
     @Option(names = "--label", paramLabel = "NAME=VALUE",
-            description = {"A label for --store (repeatable). Default host: this machine's name; default service: the",
-                    "command's name, else the first process's, else 'system'."})
+            description = "A label for --store (repeatable). Default host: this machine's name; default service: the"
+                    + " command's name, else the first process's, else 'system'.")
     List<String> labels = new ArrayList<>();
 
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command to run and record, after --.")
