@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.stackfold.fleet.store.RecordingStore;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.Formats;
 import org.stackfold.render.viewer.ViewerData;
@@ -35,6 +36,7 @@ import sun.misc.SignalHandler;
                 "  sudo stackfold record -d 10 -o cpu.svg",
                 "  sudo stackfold record -p 1234,5678 -d 30 -o server.folded",
                 "  sudo stackfold record -o build.svg -- make -j2",
+                "  sudo stackfold record -d 60 -o cpu.svg --store fleet --label version=1.4",
                 "  sudo stackfold record -F 999 -d 5 --delimited --annotate > bcc-like.folded"})
 final class RecordCommand implements Callable<Integer> {
     @Option(names = {"-F", "--frequency"}, paramLabel = "HZ", description = "Samples a second on each CPU (default ${DEFAULT-VALUE}).")
@@ -81,6 +83,15 @@ final class RecordCommand implements Callable<Integer> {
     @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample.")
     boolean bpfStats;
 
+    @Option(names = "--store", paramLabel = "DIR",
+            description = "Also add the profile to this fleet table (docs/fleet.md), stamped with the recording's start time.")
+    java.nio.file.Path store;
+
+    @Option(names = "--label", paramLabel = "NAME=VALUE",
+            description = "A label for --store (repeatable). Default host: this machine's name; default service: the"
+                    + " command's name, else the first process's, else 'system'.")
+    List<String> labels = new ArrayList<>();
+
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command to run and record, after --.")
     List<String> command = new ArrayList<>();
 
@@ -106,6 +117,7 @@ final class RecordCommand implements Callable<Integer> {
         RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
                 includeIdle, perThread, delimited, annotate, stackStorage, 0);
         PrintWriter err = spec.commandLine().getErr();
+        RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
         Profile profile = record(options, err, bpfStats, inline);
         try (AtomicOutput out = format == null ? AtomicOutput.open(output, Main.stdout()) : Outputs.open(output, format)) {
             if (html()) {
@@ -120,6 +132,9 @@ final class RecordCommand implements Callable<Integer> {
                         .set("tachyon.interval", Math.max(1, 1_000_000 / frequency)));
             }
             out.commit();
+        }
+        if (stored != null) {
+            stored.store(profile, err);
         }
         return 0;
     }

@@ -140,6 +140,25 @@ class FleetCommandsTest {
     }
 
     @Test
+    void aPlainCopyCompactsManyStoresIntoOneFileAPartition() throws IOException {
+        Path table = dir.resolve("fleet");
+        Path a = randomProfile("a.folded", 6);
+        Path b = randomProfile("b.folded", 7);
+        store(table, a, "2026-11-01T01:00:00Z", "service=api", "host=h1");
+        store(table, b, "2026-11-01T02:00:00Z", "service=api", "host=h2");
+        Path compacted = dir.resolve("compacted");
+        Run copy = run("query", table.toString(), "--sql", "COPY (SELECT * FROM samples ORDER BY service, date, stack) TO '"
+                + compacted + "' (FORMAT parquet, PARTITION_BY (date, service), COMPRESSION zstd)");
+        assertThat(copy.code()).as(copy.err()).isZero();
+        assertThat(copy.out()).startsWith("rows\n");
+        try (var files = Files.walk(compacted)) {
+            assertThat(files.filter(Files::isRegularFile).count()).isEqualTo(1);
+        }
+        assertThat(run("query", compacted.toString()).out()).isEqualTo(fold(a, b));
+        assertThat(run("query", compacted.toString(), "--where", "host = 'h2'").out()).isEqualTo(fold(b));
+    }
+
+    @Test
     void svgOutputIsAFlameGraph() throws IOException {
         Path table = dir.resolve("fleet");
         store(table, file("a.folded", "main;<f> 3\n"), "2026-11-01", "service=api");

@@ -119,10 +119,20 @@ public final class FleetQuery implements AutoCloseable {
         return column;
     }
 
-    /** Raw SQL over the view {@code samples}: a header row, then one row per result, values as text. */
+    /**
+     * Raw SQL over the view {@code samples}: a header row, then one row per result, values as text. A
+     * statement without a result (a {@code COPY} that compacts the table) gives the header {@code rows}
+     * and the number of rows it wrote.
+     */
     public List<List<String>> sql(String sql) throws IOException {
         List<List<String>> out = new ArrayList<>();
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = connection.createStatement()) {
+            if (!s.execute(sql)) {
+                out.add(List.of("rows"));
+                out.add(List.of(Long.toString(s.getUpdateCount())));
+                return out;
+            }
+            ResultSet rs = s.getResultSet();
             ResultSetMetaData md = rs.getMetaData();
             List<String> header = new ArrayList<>();
             for (int i = 1; i <= md.getColumnCount(); i++) {
