@@ -81,6 +81,9 @@ final class RecordCommand implements Callable<Integer> {
     @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample.")
     boolean bpfStats;
 
+    @picocli.CommandLine.Mixin
+    RecordPush push;
+
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command to run and record, after --.")
     List<String> command = new ArrayList<>();
 
@@ -121,7 +124,7 @@ final class RecordCommand implements Callable<Integer> {
             }
             out.commit();
         }
-        return 0;
+        return push.send(profile, frequency, err) ? 0 : 1;
     }
 
     /** Records until done or until SIGINT/SIGTERM, which end the recording instead of the process. */
