@@ -10,7 +10,11 @@ import org.stackfold.fleet.push.PushException;
 import org.stackfold.fleet.push.Upload;
 import org.stackfold.fleet.store.Labels;
 import org.stackfold.model.Profile;
+import org.stackfold.io.UsageException;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code record --push URL}: the recorded profile sent as {@code push} sends it, over the recording's
@@ -23,11 +27,14 @@ final class RecordPush {
     private final List<String> labels = new ArrayList<>();
     private URI url;
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
     @Option(names = "--push", paramLabel = "URL",
             description = "Also send the profile to this server when the recording ends (as 'stackfold push' does).")
     void url(URI value) {
         url = value;
-        PushCommand.PushOptions.checkUrl(value);
+        check(() -> PushCommand.PushOptions.checkUrl(value));
     }
 
     @Option(names = "--push-protocol", paramLabel = "P", description = "For --push: pyroscope (default), pyroscope-pprof or otlp.")
@@ -43,12 +50,21 @@ final class RecordPush {
     @Option(names = "--push-label", paramLabel = "NAME=VALUE", description = "For --push: a label (repeatable).")
     void label(String value) {
         labels.add(value);
-        Labels.map(labels);
+        check(() -> Labels.map(labels));
     }
 
     @Option(names = "--push-gzip", description = "For --push with otlp: gzip the request body.")
     void gzip(boolean value) {
         options.gzip = value;
+    }
+
+    /** A usage error while parsing is picocli's, so that it reads as every other bad option does. */
+    private void check(Runnable r) {
+        try {
+            r.run();
+        } catch (UsageException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     /**
