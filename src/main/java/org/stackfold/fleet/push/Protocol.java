@@ -31,7 +31,9 @@ import org.stackfold.model.Profile;
  * {@code format} parameter: Pyroscope's handler reads the body of a {@code format=pprof} request as
  * bare pprof and looks for the multipart form only without one;</li>
  * <li>{@link #OTLP}: OTLP/HTTP, {@code POST /v1development/profiles} with an
- * {@code ExportProfilesServiceRequest} in binary protobuf, optionally gzip-encoded.</li>
+ * {@code ExportProfilesServiceRequest} in binary protobuf, optionally gzip-encoded; sample type
+ * (samples, count) with period type (cpu, nanoseconds), which Pyroscope reads as {@code process_cpu},
+ * and one value a sample, as Pyroscope's converter requires.</li>
  * </ul>
  */
 public enum Protocol {
@@ -144,7 +146,7 @@ public enum Protocol {
         }
         resource.putAll(u.labels());
         long duration = java.time.Duration.between(u.from(), u.until()).toNanos();
-        ProfilesData data = new OtlpWriter().build(profile, new OtlpMeta(u.from(), duration, resource, u.sampleRate()));
+        ProfilesData data = new OtlpWriter().build(profile, new OtlpMeta(u.from(), duration, resource, u.sampleRate(), false));
         ExportProfilesServiceRequest request = ExportProfilesServiceRequest.newBuilder()
                 .addAllResourceProfiles(data.getResourceProfilesList()).setDictionary(data.getDictionary()).build();
         ByteArrayOutputStream body = new ByteArrayOutputStream();

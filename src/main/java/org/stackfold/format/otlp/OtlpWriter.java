@@ -95,7 +95,7 @@ public final class OtlpWriter {
         stackOfNode = new int[tree.size()];
         Timeline timeline = profile.timeline();
         long unitNanos = timeline == null ? 0 : unitNanos(timeline.timeUnit());
-        boolean observations = unitNanos > 0 && tree.weights() == 1 && !timeline.isDifferential()
+        boolean observations = meta.observations() && unitNanos > 0 && tree.weights() == 1 && !timeline.isDifferential()
                 && timeline.size() > 0 && timelineCoversTree(timeline, tree);
         long duration = meta.durationNanos();
         long first = 0;

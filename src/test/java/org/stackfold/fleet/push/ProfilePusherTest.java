@@ -195,6 +195,26 @@ class ProfilePusherTest {
     }
 
     @Test
+    void otlpSamplesHaveOneValueEachEvenWithATimeline() throws Exception {
+        URI url = start(n -> Answer.ok());
+        Profile p = folded("main;a 2\nmain;b 1\n");
+        org.stackfold.model.Timeline tl = new org.stackfold.model.Timeline("microseconds");
+        tl.add(1, 0, 10, 0, 2, 1);
+        tl.add(1, 0, 20, 0, 3, 1);
+        tl.add(2, 0, 30, 0, 2, 1);
+        p.setTimeline(tl);
+        pusher(url, Protocol.OTLP, 1, false).push(p, upload());
+        ExportProfilesServiceRequest req = ExportProfilesServiceRequest.parseFrom(received.getFirst().body());
+        var prof = req.getResourceProfiles(0).getScopeProfiles(0).getProfiles(0);
+        // Pyroscope's converter wants as many values as sample types: one
+        assertThat(prof.getSamplesList()).allSatisfy(s -> {
+            assertThat(s.getValuesCount()).isEqualTo(1);
+            assertThat(s.getTimestampsUnixNanoCount()).isZero();
+        });
+        assertThat(prof.getSamplesList()).extracting(s -> s.getValues(0)).containsExactlyInAnyOrder(2L, 1L);
+    }
+
+    @Test
     void aBaseUrlWithTheOtlpPathIsUsedAsItIs() throws Exception {
         URI url = start(n -> Answer.ok());
         pusher(URI.create(url + "/v1development/profiles"), Protocol.OTLP, 1, false).push(folded(INPUT), upload());

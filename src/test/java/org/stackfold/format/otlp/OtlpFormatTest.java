@@ -86,7 +86,7 @@ class OtlpFormatTest {
     @Test
     void writesTheDictionaryAsProfilesProtoSays() throws IOException {
         Profile p = folded("main;run;work 5\nmain;idle 2\n");
-        ProfilesData d = ProfilesData.parseFrom(bytes(p, new OtlpMeta(T0, 60_000_000_000L, Map.of("service.name", "api"), 100)));
+        ProfilesData d = ProfilesData.parseFrom(bytes(p, new OtlpMeta(T0, 60_000_000_000L, Map.of("service.name", "api"), 100, true)));
         ProfilesDictionary dict = d.getDictionary();
         assertThat(dict.getStringTable(0)).isEmpty();
         assertThat(dict.getMappingTable(0)).isEqualTo(io.opentelemetry.proto.profiles.v1development.Mapping.getDefaultInstance());
@@ -127,7 +127,7 @@ class OtlpFormatTest {
         int inl = f.frame("helper", FrameKind.INLINED, "util.h", 42, FrameTable.NONE, FrameTable.NONE, FrameTable.NONE, FrameTable.NONE);
         int leaf = f.frame("memcpy", FrameKind.KERNEL);
         p.addStack(new int[] {main, inl, leaf}, 3, 7);
-        ProfilesData d = ProfilesData.parseFrom(bytes(p, new OtlpMeta(T0, 0, Map.of(), 0)));
+        ProfilesData d = ProfilesData.parseFrom(bytes(p, new OtlpMeta(T0, 0, Map.of(), 0, true)));
         ProfilesDictionary dict = d.getDictionary();
         Stack st = dict.getStackTable(d.getResourceProfiles(0).getScopeProfiles(0).getProfiles(0).getSamples(0).getStackIndex());
         assertThat(st.getLocationIndicesCount()).isEqualTo(2);
@@ -221,7 +221,7 @@ class OtlpFormatTest {
         tl.nameThread(100, "main");
         tl.nameThread(102, "worker-2");
         p.setTimeline(tl);
-        Profile back = read(bytes(p, new OtlpMeta(T0, -1, Map.of(), 0)));
+        Profile back = read(bytes(p, new OtlpMeta(T0, -1, Map.of(), 0, true)));
         assertThat(stacks(back)).isEqualTo(stacks(p));
         Timeline bt = back.timeline();
         assertThat(bt).isNotNull();
@@ -253,7 +253,7 @@ class OtlpFormatTest {
         Timeline tl = new Timeline("count");
         tl.add(0, 0, 0, 0, 2, 3);
         p.setTimeline(tl);
-        ProfilesData d = ProfilesData.parseFrom(bytes(p, new OtlpMeta(T0, -1, Map.of(), 0)));
+        ProfilesData d = ProfilesData.parseFrom(bytes(p, new OtlpMeta(T0, -1, Map.of(), 0, true)));
         Sample s = d.getResourceProfiles(0).getScopeProfiles(0).getProfiles(0).getSamples(0);
         assertThat(s.getTimestampsUnixNanoCount()).isZero();
         assertThat(s.getValuesList()).containsExactly(3L);
