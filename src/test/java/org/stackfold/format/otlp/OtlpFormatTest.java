@@ -329,6 +329,42 @@ class OtlpFormatTest {
                 .isInstanceOf(InputException.class).hasMessage("y: the OTLP message holds no profile");
     }
 
+    /** Mutated files (flipped bytes, huge lengths, cuts) read or fail with one line naming the file; nothing else. */
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void mutatedFilesReadOrFailWithOneLine(int seed) throws IOException {
+        SplittableRandom r = new SplittableRandom(seed);
+        Profile p = random(new SplittableRandom(seed + 1000));
+        byte[] good = bytes(p, OtlpMeta.defaults());
+        for (int round = 0; round < 25; round++) {
+            byte[] b = good.clone();
+            switch (r.nextInt(3)) {
+                case 0 -> {
+                    for (int k = 0; k < 1 + r.nextInt(4); k++) {
+                        b[r.nextInt(b.length)] = (byte) r.nextInt(256);
+                    }
+                }
+                case 1 -> {
+                    int at = r.nextInt(b.length);
+                    // a length that lies: a 5-byte varint near 4 GiB
+                    b[at] = (byte) 0xFF;
+                    if (at + 4 < b.length) {
+                        b[at + 1] = (byte) 0xFF;
+                        b[at + 2] = (byte) 0xFF;
+                        b[at + 3] = (byte) 0xFF;
+                        b[at + 4] = (byte) 0x0F;
+                    }
+                }
+                default -> b = java.util.Arrays.copyOf(b, r.nextInt(b.length));
+            }
+            try {
+                read(b);
+            } catch (InputException e) {
+                assertThat(e.getMessage()).as("seed %d round %d", seed, round).startsWith("x.otlp.pb").doesNotContain("\n");
+            }
+        }
+    }
+
     @Test
     void aSampleWithTimestampsOnlyCountsOneEach() throws IOException {
         ProfilesData d = ProfilesData.parseFrom(bytes(folded("main;a 3\n"), OtlpMeta.defaults()));
