@@ -40,6 +40,13 @@ final class RecordPush {
     @Option(names = "--push-protocol", paramLabel = "P", description = "For --push: pyroscope (default), pyroscope-pprof or otlp.")
     void protocol(String value) {
         options.protocol = value;
+        check(() -> {
+            try {
+                org.stackfold.fleet.push.Protocol.byName(value);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+        });
     }
 
     @Option(names = "--push-app", paramLabel = "NAME", description = "For --push: the application name (default stackfold.cpu).")
@@ -51,11 +58,6 @@ final class RecordPush {
     void label(String value) {
         labels.add(value);
         check(() -> Labels.map(labels));
-    }
-
-    @Option(names = "--push-gzip", description = "For --push with otlp: gzip the request body.")
-    void gzip(boolean value) {
-        options.gzip = value;
     }
 
     /** A usage error while parsing is picocli's, so that it reads as every other bad option does. */

@@ -65,6 +65,7 @@ class OtlpCliTest {
     void recordPushOptionsAreCheckedBeforeRecording() {
         assertThat(run("record", "--push", "ftp://x", "-d", "1").code()).isEqualTo(2);
         assertThat(run("record", "--push", "http://127.0.0.1:1", "--push-label", "bad", "-d", "1").code()).isEqualTo(2);
+        assertThat(run("record", "--push", "http://127.0.0.1:1", "--push-protocol", "grpc", "-d", "1").code()).isEqualTo(2);
         assertThat(run("record", "--help").out()).contains("--push=URL").contains("--push-protocol");
     }
 }
