@@ -45,7 +45,8 @@ class OtlpCliTest {
         }
         Run info = run("info", plain.toString());
         assertThat(info.code()).as(info.err()).isZero();
-        assertThat(info.out()).contains("8");
+        assertThat(info.out()).contains("format             otlp").contains("stacks             4")
+                .contains("  profile 0.0      samples/count (type 0): 3 samples, 3 observations, total 8");
     }
 
     @Test

@@ -122,6 +122,12 @@ public final class OtlpFormat implements ProfileFormat {
     }
 
     @Override
+    public boolean describe(Input in, FormatOptions options, java.io.PrintWriter out) throws IOException {
+        OtlpDescribe.describe(OtlpReader.parse(in), out);
+        return true;
+    }
+
+    @Override
     public void write(Profile profile, OutputStream out, FormatOptions options) throws IOException {
         OtlpWriter.write(profile, OtlpMeta.defaults(), out);
     }
