@@ -62,9 +62,9 @@ final class OtlpDescribe {
                             observations, total);
                     if (prof.getTimeUnixNano() != 0) {
                         Instant start = Instant.ofEpochSecond(0, prof.getTimeUnixNano());
-                        out.printf(Locale.ROOT, "  %-16s %s + %.3f s%n", "time", start,
-                                Long.toUnsignedString(prof.getDurationNano()).length() > 18 ? Double.NaN
-                                        : prof.getDurationNano() / 1e9);
+                        // duration_nano is a uint64
+                        double seconds = Double.parseDouble(Long.toUnsignedString(prof.getDurationNano())) / 1e9;
+                        out.printf(Locale.ROOT, "  %-16s %s + %.3f s%n", "time", start, seconds);
                     }
                     if (prof.getPeriod() != 0) {
                         out.printf(Locale.ROOT, "  %-16s %d %s%n", "period", prof.getPeriod(),
