@@ -87,9 +87,12 @@ final class RecordCommand implements Callable<Integer> {
             description = "Also add the profile to this fleet table (docs/fleet.md), stamped with the recording's start time.")
     java.nio.file.Path store;
 
+    @picocli.CommandLine.Mixin
+    RecordPush push;
+
     @Option(names = "--label", paramLabel = "NAME=VALUE",
-            description = "A label for --store (repeatable). Default host: this machine's name; default service: the"
-                    + " command's name, else the first process's, else 'system'.")
+            description = "A label for --store and --push (repeatable). --store's default host: this machine's name;"
+                    + " default service: the command's name, else the first process's, else 'system'.")
     List<String> labels = new ArrayList<>();
 
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command to run and record, after --.")
@@ -106,6 +109,7 @@ final class RecordCommand implements Callable<Integer> {
         if (!pids.isEmpty() && !command.isEmpty()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give -p PIDS or a command, not both");
         }
+        org.stackfold.fleet.store.Labels.map(labels); // a bad label fails now, not after the recording
         ProfileFormat format = svg() || html() ? null : Formats.forOutput(output, to, "folded");
         if (format != null && !format.canWrite()) {
             throw new InputException("format " + format.name() + " cannot be written");
@@ -136,7 +140,7 @@ final class RecordCommand implements Callable<Integer> {
         if (stored != null) {
             stored.store(profile, err);
         }
-        return 0;
+        return push.send(profile, frequency, labels, err) ? 0 : 1;
     }
 
     /** Records until done or until SIGINT/SIGTERM, which end the recording instead of the process. */

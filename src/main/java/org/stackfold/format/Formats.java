@@ -16,6 +16,7 @@ import org.stackfold.io.InputException;
 public final class Formats {
     private static final List<ProfileFormat> ALL = new ArrayList<>(List.of(
             new org.stackfold.format.jfr.JfrFormat(),
+            new org.stackfold.format.otlp.OtlpFormat(), // before pprof, whose sniffing would take it too
             new org.stackfold.format.pprof.PprofFormat(),
             new org.stackfold.format.speedscope.SpeedscopeFormat(),
             new org.stackfold.format.chrome.CpuProfileFormat(),

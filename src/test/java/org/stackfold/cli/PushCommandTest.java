@@ -158,7 +158,7 @@ class PushCommandTest {
         Run r = run("push", url, a.toString(), b.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(requests.get()).isEqualTo(2);
-        assertThat(r.err()).contains("stackfold: push " + a + ": HTTP 400: ingest rejected: bad things (not retried)")
+        assertThat(r.err()).contains("stackfold: push " + a + " to " + url + "/ingest: HTTP 400: ingest rejected: bad things (not retried)")
                 .contains("pushed 1 of 2 profiles").hasLineCount(2);
     }
 
@@ -189,8 +189,29 @@ class PushCommandTest {
     }
 
     @Test
+    void otlpAndPprofGoWhereTheirProtocolsSay() throws IOException {
+        List<String> paths = Collections.synchronizedList(new ArrayList<>());
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", ex -> {
+            ex.getRequestBody().readAllBytes();
+            paths.add(ex.getRequestURI().getPath() + " " + ex.getRequestHeaders().getFirst("Content-Type").replaceAll(";.*", ""));
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        server.start();
+        String url = "http://127.0.0.1:" + server.getAddress().getPort();
+        Path a = file("a.folded", "main;f 3\n");
+        assertThat(run("push", url, a.toString(), "--protocol", "otlp", "--gzip", "--app", "shop").code()).isZero();
+        assertThat(run("push", url, a.toString(), "--protocol", "pyroscope-pprof").code()).isZero();
+        assertThat(paths).containsExactly("/v1development/profiles application/x-protobuf", "/ingest multipart/form-data");
+    }
+
+    @Test
     void badArgumentsAreUsageErrors() throws IOException {
         Path a = file("a.folded", "main;f 3\n");
+        assertThat(run("push", "http://127.0.0.1:1", a.toString(), "--protocol", "grpc").code()).isEqualTo(2);
+        assertThat(run("push", "http://127.0.0.1:1", a.toString(), "--gzip").code()).isEqualTo(2);
+        assertThat(run("push", "http://127.0.0.1:1", a.toString(), "--sample-rate", "0").code()).isEqualTo(2);
         assertThat(run("push", "ftp://x", a.toString()).code()).isEqualTo(2);
         assertThat(run("push", "http://127.0.0.1:1", a.toString(), "--label", "bad").code()).isEqualTo(2);
         assertThat(run("push", "http://127.0.0.1:1", a.toString(), "--start", "2026-11-02", "--end", "2026-11-01").code())

@@ -1,0 +1,83 @@
+package org.stackfold.cli;
+
+import java.io.PrintWriter;
+import java.net.URI;
+import java.time.Instant;
+import java.util.List;
+import org.stackfold.fleet.push.ProfilePusher;
+import org.stackfold.fleet.push.PushException;
+import org.stackfold.fleet.push.Upload;
+import org.stackfold.fleet.store.Labels;
+import org.stackfold.model.Profile;
+import org.stackfold.io.UsageException;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code record --push URL}: the recorded profile sent as {@code push} sends it, over the recording's
+ * time (from when the command started to when the recording ended). Options are checked while the
+ * command line is parsed, so a bad URL fails before the recording, not after.
+ */
+final class RecordPush {
+    private final Instant started = Instant.now();
+    private final PushCommand.PushOptions options = new PushCommand.PushOptions();
+    private URI url;
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
+    @Option(names = "--push", paramLabel = "URL",
+            description = "Also send the profile to this server when the recording ends (as 'stackfold push' does).")
+    void url(URI value) {
+        url = value;
+        check(() -> PushCommand.PushOptions.checkUrl(value));
+    }
+
+    @Option(names = "--push-protocol", paramLabel = "P", description = "For --push: pyroscope (default), pyroscope-pprof or otlp.")
+    void protocol(String value) {
+        options.protocol = value;
+        check(() -> {
+            try {
+                org.stackfold.fleet.push.Protocol.byName(value);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+        });
+    }
+
+    @Option(names = "--push-app", paramLabel = "NAME", description = "For --push: the application name (default stackfold.cpu).")
+    void app(String value) {
+        options.app = value;
+    }
+
+    /** A usage error while parsing is picocli's, so that it reads as every other bad option does. */
+    private void check(Runnable r) {
+        try {
+            r.run();
+        } catch (UsageException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /**
+     * Sends the recorded profile where {@code --push} was given. Returns false, after one line on
+     * {@code err}, where the upload failed; the recording's output is written either way.
+     */
+    boolean send(Profile profile, int frequency, List<String> labels, PrintWriter err) throws InterruptedException, java.io.IOException {
+        if (url == null) {
+            return true;
+        }
+        ProfilePusher pusher = options.pusher(url);
+        Instant end = Instant.now();
+        try {
+            pusher.push(profile, new Upload(options.app, Labels.map(labels), started, end, frequency));
+            err.println("stackfold: pushed the recording to " + url);
+            return true;
+        } catch (PushException e) {
+            err.println("stackfold: push of the recording to " + e.getMessage());
+            return false;
+        }
+    }
+}
