@@ -31,7 +31,7 @@ public final class GhcprofCollapser implements Collapser {
     @Override
     public boolean detect(byte[] head, int length) {
         for (String line : Detect.lines(head, length)) {
-            if (isHeader(line)) {
+            if (line.contains(START.getFirst()) && isHeader(line)) { // contains: a cheap test before the split
                 return true;
             }
         }

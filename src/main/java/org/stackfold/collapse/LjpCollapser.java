@@ -26,10 +26,14 @@ public final class LjpCollapser implements Collapser {
         boolean start = false;
         for (String line : Detect.lines(head, length)) {
             String t = Text.trim(line);
+            if (!t.endsWith(")")) { // both line shapes end so: skip the regex for the rest
+                start = false;
+                continue;
+            }
             String[] f = t.replaceAll("\\(.*\\)", "").trim().split("[ \\t]+");
-            if (f.length == 3 && Text.parseCount(f[0]) >= 0 && Text.parseCount(f[1]) >= 0 && t.endsWith(")")) {
+            if (f.length == 3 && Text.parseCount(f[0]) >= 0 && Text.parseCount(f[1]) >= 0) {
                 start = true;
-            } else if (start && f.length == 1 && line.startsWith(" ") && t.endsWith(")")) {
+            } else if (start && f.length == 1 && line.startsWith(" ")) {
                 return true;
             } else {
                 start = false;

@@ -1,6 +1,7 @@
 package org.stackfold.format.folded;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -12,7 +13,7 @@ import org.stackfold.io.Input;
 import org.stackfold.io.Parallel;
 import org.stackfold.io.InputException;
 import org.stackfold.io.Progress;
-import org.stackfold.model.ByteStringPool;
+import org.stackfold.model.ByteWords;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
@@ -30,6 +31,7 @@ public final class FoldedReader {
     /** Longest line accepted; longer is an error rather than an OutOfMemoryError. */
     public static final int MAX_LINE = 256 << 20;
     private static final long MIN_PARALLEL_BYTES = 16 << 20;
+    private static final long SEMICOLONS = ByteWords.broadcast(';');
 
     /** Plain, differential, or decided by the first record (two trailing counts = differential). */
     public enum Mode { PLAIN, DIFFERENTIAL, AUTO }
@@ -73,7 +75,7 @@ public final class FoldedReader {
             long[] done = new long[cuts.length - 1];
             for (int i = 0; i + 1 < cuts.length; i++) {
                 final int part = i;
-                workers.add(new Worker(data, cuts[i], cuts[i + 1], decided, lenient,
+                workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient,
                         pos -> {
                             synchronized (done) {
                                 done[part] = pos - cuts[part];
@@ -268,7 +270,7 @@ public final class FoldedReader {
 
     /** Parses one byte range into its own frames and tree. */
     private static final class Worker implements Runnable {
-        private final MemorySegment data;
+        private final Input in;
         private final long from;
         private final long to;
         private final Mode mode;
@@ -297,9 +299,9 @@ public final class FoldedReader {
         private int[] prevEnds = new int[256];
         private int[] prevNodes = new int[257];
 
-        Worker(MemorySegment data, long from, long to, Mode mode, boolean lenient,
+        Worker(Input in, long from, long to, Mode mode, boolean lenient,
                java.util.function.LongConsumer progress) {
-            this.data = data;
+            this.in = in;
             this.from = from;
             this.to = to;
             this.mode = mode;
@@ -323,7 +325,12 @@ public final class FoldedReader {
 
         @Override
         public void run() {
-            ByteBlocks.Stop stop = ByteBlocks.read(data, from, to, MAX_LINE, this::lines, progress);
+            ByteBlocks.Stop stop;
+            try (ByteBlocks.Source bytes = in.window(from, to)) {
+                stop = ByteBlocks.read(bytes, to - from, MAX_LINE, this::lines, done -> progress.accept(from + done));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             if (stop != null && error == null) {
                 fail(lines + 1, stop.reason());
             }
@@ -464,15 +471,26 @@ public final class FoldedReader {
             if (!(depth > 0 && prevEnds[depth - 1] == len)) {
                 int i = depth == 0 ? 0 : prevEnds[depth - 1] + 1;
                 while (true) {
-                    int j = s + i;
-                    int h = ByteStringPool.HASH_SEED;
-                    int startOfName = j;
-                    while (j < e && b[j] != ';') {
-                        h = 31 * h + b[j];
-                        j++;
+                    // The name runs to the next ';' or the stack's end; it is hashed word by word on the way.
+                    int startOfName = s + i;
+                    int j = startOfName;
+                    long h = ByteWords.HASH_START;
+                    while (true) {
+                        int left = e - j;
+                        long w = ByteWords.partialWord(b, j, Math.min(left, 8));
+                        int at = Math.min(ByteWords.firstIndex(ByteWords.matches(w, SEMICOLONS)), left);
+                        if (at < 8) {
+                            if (at > 0) {
+                                h = ByteWords.mix(h, w & ByteWords.lowBytes(at));
+                            }
+                            j += at;
+                            break;
+                        }
+                        h = ByteWords.mix(h, w);
+                        j += 8;
                     }
                     int nameLen = j - startOfName;
-                    int frame = frames.plain(b, startOfName, nameLen, ByteStringPool.finishHash(h, nameLen));
+                    int frame = frames.plain(b, startOfName, nameLen, ByteWords.finish(h, nameLen));
                     node = node >= createdFrom ? tree.newChild(node, frame) : tree.child(node, frame);
                     if (depth == prevEnds.length) {
                         prevEnds = Arrays.copyOf(prevEnds, depth * 2);
