@@ -326,7 +326,7 @@ public final class Input implements AutoCloseable {
                 return ByteBlocks.Source.of(data, from, to);
             }
         }
-        return new MappedWindows(file, from, to);
+        return new MappedWindows(file, from, to, MappedWindows.WINDOW);
     }
 
     /**

@@ -18,14 +18,16 @@ public final class MappedWindows implements ByteBlocks.Source, AutoCloseable {
     static final long WINDOW = 32 << 20;
 
     private final FileChannel channel;
+    private final long windowSize;
     private final long to;
     private long at;
     private Arena arena;
     private MemorySegment window;
     private long windowStart;
 
-    MappedWindows(FileChannel channel, long from, long to) {
+    MappedWindows(FileChannel channel, long from, long to, long windowSize) {
         this.channel = channel;
+        this.windowSize = windowSize;
         this.at = from;
         this.to = to;
     }
@@ -40,7 +42,7 @@ public final class MappedWindows implements ByteBlocks.Source, AutoCloseable {
             close();
             arena = Arena.ofConfined();
             windowStart = at;
-            window = channel.map(FileChannel.MapMode.READ_ONLY, at, Math.min(WINDOW, to - at), arena);
+            window = channel.map(FileChannel.MapMode.READ_ONLY, at, Math.min(windowSize, to - at), arena);
         }
         int n = (int) Math.min(len, windowStart + window.byteSize() - at);
         MemorySegment.copy(window, ValueLayout.JAVA_BYTE, at - windowStart, b, off, n);

@@ -193,6 +193,59 @@ public final class CallTree {
         }
     }
 
+    /**
+     * Appends every node of {@code other} below this tree's root, renaming frames through
+     * {@code frameMap}, where none of other's root frames is a root frame here (so no node is
+     * shared: a parallel reader cut its input where the root frame changes). Node {@code n} of
+     * other becomes {@code n + offset}, the offset returned; sibling lists keep other's order and
+     * other's root frames come first, as a node-by-node merge would leave them. One pass, no lookups.
+     */
+    public int appendDisjoint(CallTree other, int[] frameMap) {
+        if (other.weights != weights) {
+            throw new IllegalArgumentException("trees with different weight columns");
+        }
+        int offset = size - 1;
+        int ourFirstRoot = firstChild(ROOT);
+        int ourRootCount = childCount(ROOT);
+        for (int n = 1; n < other.size; n++) {
+            int p = other.parent(n);
+            boolean rootChild = p == ROOT;
+            int id = append(rootChild ? ROOT : p + offset, frameMap[other.frame(n)]);
+            int page = id >>> PAGE_BITS;
+            int i = id & PAGE_MASK;
+            int fc = other.firstChild(n);
+            firstChildPages[page][i] = fc == 0 ? 0 : fc + offset;
+            int ns = other.nextSibling(n);
+            nextSiblingPages[page][i] = ns != 0 ? ns + offset : rootChild ? ourFirstRoot : 0;
+            childCountPages[page][i] = (byte) other.childCount(n);
+            for (int c = 0; c < weights; c++) {
+                selfPages[c][page][i] = other.self(n, c);
+            }
+        }
+        // Children that other found through its table are entered in this one under their new ids.
+        for (int n = 1; n < other.size; n++) {
+            if (other.childCount(n) >= INDEXED) {
+                for (int c = other.firstChild(n); c != 0; c = other.nextSibling(c)) {
+                    index(n + offset, frame(c + offset), c + offset);
+                }
+            }
+        }
+        int theirFirstRoot = other.firstChild(ROOT);
+        if (theirFirstRoot != 0) {
+            firstChildPages[0][ROOT] = theirFirstRoot + offset;
+            int count = Math.min(INDEXED, ourRootCount + other.childCount(ROOT));
+            childCountPages[0][ROOT] = (byte) count;
+            if (count == INDEXED) {
+                // Index what is not yet: their root frames, and ours if we had fewer than INDEXED.
+                int stop = ourRootCount >= INDEXED ? ourFirstRoot : 0;
+                for (int c = firstChild(ROOT); c != stop; c = nextSibling(c)) {
+                    index(ROOT, frame(c), c);
+                }
+            }
+        }
+        return offset;
+    }
+
     /** The node for a whole stack of frame ids, root first, created if absent. */
     public int path(int[] frames, int from, int to) {
         int node = ROOT;

@@ -156,7 +156,9 @@ public final class FoldedReader {
     /**
      * Cut points: 0, a line start near each k/parts of the size, then the size. Where the input is
      * sorted a cut is moved to where the root frame changes (within a few MiB), so the ranges share
-     * no nodes and merging them is an append rather than a lookup per node.
+     * no nodes and merging them is an append rather than a lookup per node. The change is found by
+     * bisection over lines, which in sorted input finds the first line of the next root; elsewhere
+     * it finds some line with another root, and the merge then looks nodes up.
      */
     static long[] cutAtLines(MemorySegment data, int parts) {
         long size = data.byteSize();
@@ -164,13 +166,25 @@ public final class FoldedReader {
         cuts[parts] = size;
         for (int k = 1; k < parts; k++) {
             long p = nextLineStart(data, Math.max(cuts[k - 1], size * k / parts));
-            long limit = Math.min(size, p + (8 << 20));
             byte[] root = rootFrame(data, p);
-            for (long q = p; q < limit; q = nextLineStart(data, q)) {
-                if (!Arrays.equals(root, rootFrame(data, q))) {
-                    p = q;
-                    break;
+            long hi = nextLineStart(data, Math.min(size, p + (8 << 20)));
+            if (hi < size && !Arrays.equals(root, rootFrame(data, hi))) {
+                long lo = p; // lo's root is the first range's; hi's is another
+                while (true) {
+                    long mid = nextLineStart(data, lo + (hi - lo) / 2);
+                    if (mid >= hi) {
+                        mid = nextLineStart(data, lo); // one long line spans the middle
+                        if (mid >= hi) {
+                            break; // hi is the line after lo
+                        }
+                    }
+                    if (Arrays.equals(root, rootFrame(data, mid))) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
                 }
+                p = hi;
             }
             cuts[k] = p;
         }
@@ -248,6 +262,16 @@ public final class FoldedReader {
         }
         CallTree ta = a.tree;
         CallTree tb = b.tree;
+        if (sharesNoRoot(ta, tb, frameMap)) {
+            int offset = ta.appendDisjoint(tb, frameMap);
+            long[] bits = b.recordBits;
+            for (int w = 0; w < bits.length; w++) {
+                for (long x = bits[w]; x != 0; x &= x - 1) {
+                    a.markRecord((w << 6) + Long.numberOfTrailingZeros(x) + offset);
+                }
+            }
+            return;
+        }
         int weights = ta.weights();
         int[] nodeMap = new int[tb.size()];
         int createdFrom = ta.size(); // nodes made by this merge have only children made by it
@@ -266,6 +290,15 @@ public final class FoldedReader {
                 a.markRecord(m);
             }
         }
+    }
+
+    private static boolean sharesNoRoot(CallTree ta, CallTree tb, int[] frameMap) {
+        for (int r = tb.firstChild(CallTree.ROOT); r != 0; r = tb.nextSibling(r)) {
+            if (ta.find(CallTree.ROOT, frameMap[tb.frame(r)]) >= 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Parses one byte range into its own frames and tree. */

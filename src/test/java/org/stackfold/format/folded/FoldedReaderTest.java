@@ -288,4 +288,32 @@ class FoldedReaderTest {
         assertThatThrownBy(() -> Folded.read(bad, FoldedReader.Mode.PLAIN, false, 2, new ArrayList<>()))
                 .hasMessage("test.folded:400001: no count at the end of the line");
     }
+    @Test
+    void sortedInputIsCutWhereTheRootChangesAndGivesTheSameProfile(@TempDir Path dir) throws IOException {
+        // Sorted lines: the parallel reader cuts where the root frame changes and appends the
+        // second range's tree whole; the result must equal a one-thread read, frame order included.
+        StringBuilder sb = new StringBuilder();
+        java.util.SplittableRandom r = new java.util.SplittableRandom(9);
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 300_000; i++) {
+            lines.add("root" + r.nextInt(4) + ";org.example.SomeLongerClassName.method;f" + r.nextInt(60) + ";g"
+                    + r.nextInt(60) + ";h" + r.nextInt(9) + " " + r.nextInt(1, 100));
+        }
+        lines.sort(null);
+        for (String l : lines) {
+            sb.append(l).append('\n');
+        }
+        byte[] data = sb.toString().getBytes(StandardCharsets.UTF_8);
+        assertThat(data.length).isGreaterThan(16 << 20);
+        Path file = dir.resolve("sorted.folded");
+        Files.write(file, data);
+        var one = Folded.read(data, FoldedReader.Mode.PLAIN, false, 1, new ArrayList<>());
+        FoldedReader.Result two;
+        try (Input in = Input.open(file.toString())) { // a file: read through mapped windows
+            two = new FoldedReader(FoldedReader.Mode.PLAIN, false, 2, w -> { }).read(in);
+        }
+        assertThat(Folded.write(two.profile())).isEqualTo(Folded.write(one.profile()));
+        assertThat(two.stats()).isEqualTo(one.stats());
+        assertThat(two.profile().tree().size()).isEqualTo(one.profile().tree().size());
+    }
 }
