@@ -155,41 +155,58 @@ public final class FoldedReader {
 
     /**
      * Cut points: 0, a line start near each k/parts of the size, then the size. Where the input is
-     * sorted a cut is moved to where the root frame changes (within a few MiB), so the ranges share
-     * no nodes and merging them is an append rather than a lookup per node. The change is found by
-     * bisection over lines, which in sorted input finds the first line of the next root; elsewhere
-     * it finds some line with another root, and the merge then looks nodes up.
+     * sorted a cut is moved to the nearest place where the root frame changes (within an eighth of a
+     * part's bytes either way), so the ranges share no nodes and merging them is an append rather
+     * than a lookup per node. The change is found by bisection over lines: in sorted input that is
+     * the first line of the next root; elsewhere it is some line with another root, and the merge
+     * then looks nodes up.
      */
     static long[] cutAtLines(MemorySegment data, int parts) {
         long size = data.byteSize();
         long[] cuts = new long[parts + 1];
         cuts[parts] = size;
+        long reach = size / parts / 8;
         for (int k = 1; k < parts; k++) {
             long p = nextLineStart(data, Math.max(cuts[k - 1], size * k / parts));
             byte[] root = rootFrame(data, p);
-            long hi = nextLineStart(data, Math.min(size, p + (8 << 20)));
-            if (hi < size && !Arrays.equals(root, rootFrame(data, hi))) {
-                long lo = p; // lo's root is the first range's; hi's is another
-                while (true) {
-                    long mid = nextLineStart(data, lo + (hi - lo) / 2);
-                    if (mid >= hi) {
-                        mid = nextLineStart(data, lo); // one long line spans the middle
-                        if (mid >= hi) {
-                            break; // hi is the line after lo
-                        }
-                    }
-                    if (Arrays.equals(root, rootFrame(data, mid))) {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                p = hi;
+            long best = p;
+            long after = nextLineStart(data, Math.min(size, p + reach));
+            if (after < size && !Arrays.equals(root, rootFrame(data, after))) {
+                best = firstChange(data, p, after, root);
             }
-            cuts[k] = p;
+            long before = nextLineStart(data, Math.max(cuts[k - 1], p - reach));
+            if (before < p && !Arrays.equals(root, rootFrame(data, before))) {
+                long b = firstChange(data, before, p, root);
+                if (best == p || p - b < best - p) {
+                    best = b;
+                }
+            }
+            cuts[k] = best;
         }
         long[] distinct = Arrays.stream(cuts).distinct().toArray();
         return distinct.length >= 2 ? distinct : new long[] {0, size};
+    }
+
+    /**
+     * The first line start in (lo, hi] where "the root frame is {@code root}" differs from lo's,
+     * given that it differs at hi: bisection, exact where the roots are sorted.
+     */
+    private static long firstChange(MemorySegment data, long lo, long hi, byte[] root) {
+        boolean atLo = Arrays.equals(root, rootFrame(data, lo));
+        while (true) {
+            long mid = nextLineStart(data, lo + (hi - lo) / 2);
+            if (mid >= hi) {
+                mid = nextLineStart(data, lo); // one long line spans the middle
+                if (mid >= hi) {
+                    return hi; // hi is the line after lo
+                }
+            }
+            if (Arrays.equals(root, rootFrame(data, mid)) == atLo) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
     }
 
     private static long nextLineStart(MemorySegment data, long p) {

@@ -316,4 +316,21 @@ class FoldedReaderTest {
         assertThat(two.stats()).isEqualTo(one.stats());
         assertThat(two.profile().tree().size()).isEqualTo(one.profile().tree().size());
     }
+    @Test
+    void cutsMoveToTheNearestRootChangeEitherWay() {
+        // 3000 lines of 8 bytes: the middle is line 1501, and a change is looked for within 187 lines.
+        assertThat(FoldedReader.cutAtLines(sortedRoots(1400, 1560), 2)).containsExactly(0, 1560 * 8, 24000);
+        assertThat(FoldedReader.cutAtLines(sortedRoots(1450, 1700), 2)).containsExactly(0, 1450 * 8, 24000);
+        // No change within reach: the cut stays at the line start after the middle.
+        assertThat(FoldedReader.cutAtLines(sortedRoots(1000, 2200), 2)).containsExactly(0, 1501 * 8, 24000);
+    }
+
+    /** 3000 lines "R;x;y 1": root a before line {@code b}, b before line {@code c}, then c. */
+    private static java.lang.foreign.MemorySegment sortedRoots(int b, int c) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 3000; i++) {
+            sb.append(i < b ? "a" : i < c ? "b" : "c").append(";x;y 1\n");
+        }
+        return java.lang.foreign.MemorySegment.ofArray(sb.toString().getBytes(StandardCharsets.UTF_8));
+    }
 }
