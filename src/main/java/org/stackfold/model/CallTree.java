@@ -207,29 +207,48 @@ public final class CallTree {
         int offset = size - 1;
         int ourFirstRoot = firstChild(ROOT);
         int ourRootCount = childCount(ROOT);
-        for (int n = 1; n < other.size; n++) {
-            int p = other.parent(n);
-            boolean rootChild = p == ROOT;
-            int id = append(rootChild ? ROOT : p + offset, frameMap[other.frame(n)]);
-            int page = id >>> PAGE_BITS;
-            int i = id & PAGE_MASK;
-            int fc = other.firstChild(n);
-            firstChildPages[page][i] = fc == 0 ? 0 : fc + offset;
-            int ns = other.nextSibling(n);
-            nextSiblingPages[page][i] = ns != 0 ? ns + offset : rootChild ? ourFirstRoot : 0;
-            childCountPages[page][i] = (byte) other.childCount(n);
-            for (int c = 0; c < weights; c++) {
-                selfPages[c][page][i] = other.self(n, c);
+        int newSize = Math.addExact(size, other.size - 1);
+        reserve(newSize);
+        // Column by column over runs that stay within one page of each tree: plain array loops.
+        for (int n = 1; n < other.size; ) {
+            int id = n + offset;
+            int si = n & PAGE_MASK;
+            int di = id & PAGE_MASK;
+            int len = Math.min(other.size - n, Math.min(PAGE - si, PAGE - di));
+            int[] sParent = other.parentPages[n >>> PAGE_BITS];
+            int[] sFrame = other.framePages[n >>> PAGE_BITS];
+            int[] sFirst = other.firstChildPages[n >>> PAGE_BITS];
+            int[] sNext = other.nextSiblingPages[n >>> PAGE_BITS];
+            int dp = id >>> PAGE_BITS;
+            int[] dParent = parentPages[dp];
+            int[] dFrame = framePages[dp];
+            int[] dFirst = firstChildPages[dp];
+            int[] dNext = nextSiblingPages[dp];
+            for (int j = 0; j < len; j++) {
+                int p = sParent[si + j];
+                dParent[di + j] = p == ROOT ? ROOT : p + offset;
+                dFrame[di + j] = frameMap[sFrame[si + j]];
+                int fc = sFirst[si + j];
+                dFirst[di + j] = fc == 0 ? 0 : fc + offset;
+                int ns = sNext[si + j];
+                dNext[di + j] = ns != 0 ? ns + offset : p == ROOT ? ourFirstRoot : 0;
             }
-        }
-        // Children that other found through its table are entered in this one under their new ids.
-        for (int n = 1; n < other.size; n++) {
-            if (other.childCount(n) >= INDEXED) {
-                for (int c = other.firstChild(n); c != 0; c = other.nextSibling(c)) {
-                    index(n + offset, frame(c + offset), c + offset);
+            byte[] sCount = other.childCountPages[n >>> PAGE_BITS];
+            System.arraycopy(sCount, si, childCountPages[dp], di, len);
+            for (int j = 0; j < len; j++) {
+                if (sCount[si + j] >= INDEXED) {
+                    // Children that other found through its table are entered in this one under their new ids.
+                    for (int c = other.firstChild(n + j); c != 0; c = other.nextSibling(c)) {
+                        index(id + j, frameMap[other.frame(c)], c + offset);
+                    }
                 }
             }
+            for (int c = 0; c < weights; c++) {
+                System.arraycopy(other.selfPages[c][n >>> PAGE_BITS], si, selfPages[c][dp], di, len);
+            }
+            n += len;
         }
+        size = newSize;
         int theirFirstRoot = other.firstChild(ROOT);
         if (theirFirstRoot != 0) {
             firstChildPages[0][ROOT] = theirFirstRoot + offset;
@@ -253,6 +272,46 @@ public final class CallTree {
             node = child(node, frames[i]);
         }
         return node;
+    }
+
+    /** Allocates the pages of nodes up to {@code newSize} (exclusive) ahead of filling them in bulk. */
+    private void reserve(int newSize) {
+        int lastPage = (newSize - 1) >>> PAGE_BITS;
+        if (lastPage >= parentPages.length) {
+            int cap = Math.max(parentPages.length * 2, lastPage + 1);
+            parentPages = Arrays.copyOf(parentPages, cap);
+            framePages = Arrays.copyOf(framePages, cap);
+            firstChildPages = Arrays.copyOf(firstChildPages, cap);
+            nextSiblingPages = Arrays.copyOf(nextSiblingPages, cap);
+            childCountPages = Arrays.copyOf(childCountPages, cap);
+            for (int c = 0; c < weights; c++) {
+                selfPages[c] = Arrays.copyOf(selfPages[c], cap);
+            }
+        }
+        int page0 = lastPage == 0 ? newSize : PAGE;
+        if (parentPages[0].length < page0) {
+            int len = Math.min(PAGE, Math.max(page0, parentPages[0].length * 4));
+            parentPages[0] = Arrays.copyOf(parentPages[0], len);
+            framePages[0] = Arrays.copyOf(framePages[0], len);
+            firstChildPages[0] = Arrays.copyOf(firstChildPages[0], len);
+            nextSiblingPages[0] = Arrays.copyOf(nextSiblingPages[0], len);
+            childCountPages[0] = Arrays.copyOf(childCountPages[0], len);
+            for (int c = 0; c < weights; c++) {
+                selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
+            }
+        }
+        for (int p = 1; p <= lastPage; p++) {
+            if (parentPages[p] == null) {
+                parentPages[p] = new int[PAGE];
+                framePages[p] = new int[PAGE];
+                firstChildPages[p] = new int[PAGE];
+                nextSiblingPages[p] = new int[PAGE];
+                childCountPages[p] = new byte[PAGE];
+                for (int c = 0; c < weights; c++) {
+                    selfPages[c][p] = new long[PAGE];
+                }
+            }
+        }
     }
 
     private int append(int parent, int frame) {
