@@ -199,6 +199,8 @@ public final class CallTree {
      * shared: a parallel reader cut its input where the root frame changes). Node {@code n} of
      * other becomes {@code n + offset}, the offset returned; sibling lists keep other's order and
      * other's root frames come first, as a node-by-node merge would leave them. One pass, no lookups.
+     * Other is consumed: each of its pages is dropped once copied (so the two trees are not held
+     * twice at the peak), and it must not be used afterwards.
      */
     public int appendDisjoint(CallTree other, int[] frameMap) {
         if (other.weights != weights) {
@@ -207,6 +209,8 @@ public final class CallTree {
         int offset = size - 1;
         int ourFirstRoot = firstChild(ROOT);
         int ourRootCount = childCount(ROOT);
+        int theirFirstRoot = other.firstChild(ROOT);
+        int theirRootCount = other.childCount(ROOT);
         int newSize = Math.addExact(size, other.size - 1);
         reserve(newSize);
         // Column by column over runs that stay within one page of each tree: plain array loops.
@@ -220,6 +224,9 @@ public final class CallTree {
             int[] sFirst = other.firstChildPages[n >>> PAGE_BITS];
             int[] sNext = other.nextSiblingPages[n >>> PAGE_BITS];
             int dp = id >>> PAGE_BITS;
+            if (dp > 0) {
+                ensurePage(dp); // page by page, as other's are dropped: the peak holds one tree and a page
+            }
             int[] dParent = parentPages[dp];
             int[] dFrame = framePages[dp];
             int[] dFirst = firstChildPages[dp];
@@ -247,12 +254,14 @@ public final class CallTree {
                 System.arraycopy(other.selfPages[c][n >>> PAGE_BITS], si, selfPages[c][dp], di, len);
             }
             n += len;
+            if ((n & PAGE_MASK) == 0 || n == other.size) {
+                other.dropPage((n - 1) >>> PAGE_BITS);
+            }
         }
         size = newSize;
-        int theirFirstRoot = other.firstChild(ROOT);
         if (theirFirstRoot != 0) {
             firstChildPages[0][ROOT] = theirFirstRoot + offset;
-            int count = Math.min(INDEXED, ourRootCount + other.childCount(ROOT));
+            int count = Math.min(INDEXED, ourRootCount + theirRootCount);
             childCountPages[0][ROOT] = (byte) count;
             if (count == INDEXED) {
                 // Index what is not yet: their root frames, and ours if we had fewer than INDEXED.
@@ -274,7 +283,21 @@ public final class CallTree {
         return node;
     }
 
-    /** Allocates the pages of nodes up to {@code newSize} (exclusive) ahead of filling them in bulk. */
+    private void dropPage(int p) {
+        parentPages[p] = null;
+        framePages[p] = null;
+        firstChildPages[p] = null;
+        nextSiblingPages[p] = null;
+        childCountPages[p] = null;
+        for (int c = 0; c < weights; c++) {
+            selfPages[c][p] = null;
+        }
+    }
+
+    /**
+     * Makes room for nodes up to {@code newSize} (exclusive) ahead of filling them in bulk: the page
+     * table, and the first page at its full length; later pages come with {@link #ensurePage}.
+     */
     private void reserve(int newSize) {
         int lastPage = (newSize - 1) >>> PAGE_BITS;
         if (lastPage >= parentPages.length) {
@@ -300,16 +323,18 @@ public final class CallTree {
                 selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
             }
         }
-        for (int p = 1; p <= lastPage; p++) {
-            if (parentPages[p] == null) {
-                parentPages[p] = new int[PAGE];
-                framePages[p] = new int[PAGE];
-                firstChildPages[p] = new int[PAGE];
-                nextSiblingPages[p] = new int[PAGE];
-                childCountPages[p] = new byte[PAGE];
-                for (int c = 0; c < weights; c++) {
-                    selfPages[c][p] = new long[PAGE];
-                }
+    }
+
+    /** Allocates page {@code p} (past the first) if it is not yet. */
+    private void ensurePage(int p) {
+        if (parentPages[p] == null) {
+            parentPages[p] = new int[PAGE];
+            framePages[p] = new int[PAGE];
+            firstChildPages[p] = new int[PAGE];
+            nextSiblingPages[p] = new int[PAGE];
+            childCountPages[p] = new byte[PAGE];
+            for (int c = 0; c < weights; c++) {
+                selfPages[c][p] = new long[PAGE];
             }
         }
     }
