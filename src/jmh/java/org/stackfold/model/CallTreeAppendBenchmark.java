@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -16,7 +17,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Joining the trees of a parallel read ({@link CallTree#appendDisjoint}): the second range's tree,
- * here a random tree of {@code nodes} nodes, appended whole. Run with {@code scripts/jmh CallTreeAppend}.
+ * here a random tree of {@code nodes} nodes, appended whole. The append consumes that tree, so it is
+ * built again before each call (outside the measured time). Run with {@code scripts/jmh CallTreeAppend}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -31,7 +33,7 @@ public class CallTreeAppendBenchmark {
     private CallTree other;
     private int[] frameMap;
 
-    @Setup
+    @Setup(Level.Invocation)
     public void setup() {
         SplittableRandom r = new SplittableRandom(3);
         other = new CallTree();
@@ -41,7 +43,7 @@ public class CallTreeAppendBenchmark {
             // Sorted-collapser shape: keep a prefix of the last path, grow a new node under it.
             depth = r.nextInt(Math.min(depth, 40) + 1);
             int parent = depth == 0 ? CallTree.ROOT : path[depth - 1];
-            path[depth] = other.newChild(parent, r.nextInt(5000));
+            path[depth] = other.child(parent, r.nextInt(5000));
             other.addSelf(path[depth], 1);
             depth++;
         }
