@@ -31,9 +31,9 @@ public final class LjpCollapser implements Collapser {
                 continue;
             }
             String[] f = t.replaceAll("\\(.*\\)", "").trim().split("[ \\t]+");
-            if (f.length == 3 && Text.parseCount(f[0]) >= 0 && Text.parseCount(f[1]) >= 0 && t.endsWith(")")) {
+            if (f.length == 3 && Text.parseCount(f[0]) >= 0 && Text.parseCount(f[1]) >= 0) {
                 start = true;
-            } else if (start && f.length == 1 && line.startsWith(" ") && t.endsWith(")")) {
+            } else if (start && f.length == 1 && line.startsWith(" ")) {
                 return true;
             } else {
                 start = false;

@@ -17,8 +17,13 @@ public final class ByteBlocks {
 
     /** Where the bytes come from: like {@link InputStream#read(byte[], int, int)}, -1 at the end. */
     @FunctionalInterface
-    public interface Source {
+    public interface Source extends AutoCloseable {
         int read(byte[] b, int off, int len) throws IOException;
+
+        /** Releases what the source holds (a mapped window); nothing for most. */
+        @Override
+        default void close() {
+        }
 
         /** The bytes {@code data[from, to)}. */
         static Source of(MemorySegment data, long from, long to) {

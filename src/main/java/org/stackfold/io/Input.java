@@ -313,6 +313,23 @@ public final class Input implements AutoCloseable {
     private MemorySegment content;
 
     /**
+     * The content's bytes [from, to) for one reader thread: a plain (or spilled) file through
+     * {@link MappedWindows}, so only a window of it is resident at a time; else a copy from
+     * {@link #bytes()}. Close it when done.
+     */
+    public ByteBlocks.Source window(long from, long to) throws IOException {
+        FileChannel file = isMappable() ? channel : spilled;
+        if (file == null) {
+            MemorySegment data = bytes();
+            file = isMappable() ? channel : spilled;
+            if (file == null) {
+                return ByteBlocks.Source.of(data, from, to);
+            }
+        }
+        return new MappedWindows(file, from, to, MappedWindows.WINDOW);
+    }
+
+    /**
      * A file holding the decompressed content, for readers that need a path (JFR's parser): the
      * file itself where it is plain, else a temporary copy deleted on {@link #close()}.
      */

@@ -27,24 +27,9 @@ public final class ByteStringPool {
         return size;
     }
 
-    /** Start value of {@link #hash}; parsers that scan a name anyway compute it in the same loop. */
-    public static final int HASH_SEED = 0x9E3779B9;
-
-    /**
-     * The hash {@link #intern(byte[], int, int)} uses: {@code h = 31 * h + byte} from {@link #HASH_SEED}
-     * over the bytes, then {@link #finishHash}.
-     */
+    /** The hash {@link #intern(byte[], int, int)} uses: {@link ByteWords#hash}, eight bytes at a time. */
     public static int hash(byte[] b, int off, int len) {
-        int h = HASH_SEED;
-        for (int i = off, end = off + len; i < end; i++) {
-            h = 31 * h + b[i];
-        }
-        return finishHash(h, len);
-    }
-
-    public static int finishHash(int h, int len) {
-        h ^= len;
-        return h ^ (h >>> 16);
+        return ByteWords.hash(b, off, len);
     }
 
     public int intern(String s) {

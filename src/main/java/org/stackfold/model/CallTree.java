@@ -193,6 +193,87 @@ public final class CallTree {
         }
     }
 
+    /**
+     * Appends every node of {@code other} below this tree's root, renaming frames through
+     * {@code frameMap}, where none of other's root frames is a root frame here (so no node is
+     * shared: a parallel reader cut its input where the root frame changes). Node {@code n} of
+     * other becomes {@code n + offset}, the offset returned; sibling lists keep other's order and
+     * other's root frames come first, as a node-by-node merge would leave them. One pass, no lookups.
+     * Other is consumed: each of its pages is dropped once copied (so the two trees are not held
+     * twice at the peak), and it must not be used afterwards.
+     */
+    public int appendDisjoint(CallTree other, int[] frameMap) {
+        if (other.weights != weights) {
+            throw new IllegalArgumentException("trees with different weight columns");
+        }
+        int offset = size - 1;
+        int ourFirstRoot = firstChild(ROOT);
+        int ourRootCount = childCount(ROOT);
+        int theirFirstRoot = other.firstChild(ROOT);
+        int theirRootCount = other.childCount(ROOT);
+        int newSize = Math.addExact(size, other.size - 1);
+        reserve(newSize);
+        // Column by column over runs that stay within one page of each tree: plain array loops.
+        for (int n = 1; n < other.size; ) {
+            int id = n + offset;
+            int si = n & PAGE_MASK;
+            int di = id & PAGE_MASK;
+            int len = Math.min(other.size - n, Math.min(PAGE - si, PAGE - di));
+            int[] sParent = other.parentPages[n >>> PAGE_BITS];
+            int[] sFrame = other.framePages[n >>> PAGE_BITS];
+            int[] sFirst = other.firstChildPages[n >>> PAGE_BITS];
+            int[] sNext = other.nextSiblingPages[n >>> PAGE_BITS];
+            int dp = id >>> PAGE_BITS;
+            if (dp > 0) {
+                ensurePage(dp); // page by page, as other's are dropped: the peak holds one tree and a page
+            }
+            int[] dParent = parentPages[dp];
+            int[] dFrame = framePages[dp];
+            int[] dFirst = firstChildPages[dp];
+            int[] dNext = nextSiblingPages[dp];
+            for (int j = 0; j < len; j++) {
+                int p = sParent[si + j];
+                dParent[di + j] = p == ROOT ? ROOT : p + offset;
+                dFrame[di + j] = frameMap[sFrame[si + j]];
+                int fc = sFirst[si + j];
+                dFirst[di + j] = fc == 0 ? 0 : fc + offset;
+                int ns = sNext[si + j];
+                dNext[di + j] = ns != 0 ? ns + offset : p == ROOT ? ourFirstRoot : 0;
+            }
+            byte[] sCount = other.childCountPages[n >>> PAGE_BITS];
+            System.arraycopy(sCount, si, childCountPages[dp], di, len);
+            for (int j = 0; j < len; j++) {
+                if (sCount[si + j] >= INDEXED) {
+                    // Children that other found through its table are entered in this one under their new ids.
+                    for (int c = other.firstChild(n + j); c != 0; c = other.nextSibling(c)) {
+                        index(id + j, frameMap[other.frame(c)], c + offset);
+                    }
+                }
+            }
+            for (int c = 0; c < weights; c++) {
+                System.arraycopy(other.selfPages[c][n >>> PAGE_BITS], si, selfPages[c][dp], di, len);
+            }
+            n += len;
+            if ((n & PAGE_MASK) == 0 || n == other.size) {
+                other.dropPage((n - 1) >>> PAGE_BITS);
+            }
+        }
+        size = newSize;
+        if (theirFirstRoot != 0) {
+            firstChildPages[0][ROOT] = theirFirstRoot + offset;
+            int count = Math.min(INDEXED, ourRootCount + theirRootCount);
+            childCountPages[0][ROOT] = (byte) count;
+            if (count == INDEXED) {
+                // Index what is not yet: their root frames, and ours if we had fewer than INDEXED.
+                int stop = ourRootCount >= INDEXED ? ourFirstRoot : 0;
+                for (int c = firstChild(ROOT); c != stop; c = nextSibling(c)) {
+                    index(ROOT, frame(c), c);
+                }
+            }
+        }
+        return offset;
+    }
+
     /** The node for a whole stack of frame ids, root first, created if absent. */
     public int path(int[] frames, int from, int to) {
         int node = ROOT;
@@ -200,6 +281,62 @@ public final class CallTree {
             node = child(node, frames[i]);
         }
         return node;
+    }
+
+    private void dropPage(int p) {
+        parentPages[p] = null;
+        framePages[p] = null;
+        firstChildPages[p] = null;
+        nextSiblingPages[p] = null;
+        childCountPages[p] = null;
+        for (int c = 0; c < weights; c++) {
+            selfPages[c][p] = null;
+        }
+    }
+
+    /**
+     * Makes room for nodes up to {@code newSize} (exclusive) ahead of filling them in bulk: the page
+     * table, and the first page at its full length; later pages come with {@link #ensurePage}.
+     */
+    private void reserve(int newSize) {
+        int lastPage = (newSize - 1) >>> PAGE_BITS;
+        if (lastPage >= parentPages.length) {
+            int cap = Math.max(parentPages.length * 2, lastPage + 1);
+            parentPages = Arrays.copyOf(parentPages, cap);
+            framePages = Arrays.copyOf(framePages, cap);
+            firstChildPages = Arrays.copyOf(firstChildPages, cap);
+            nextSiblingPages = Arrays.copyOf(nextSiblingPages, cap);
+            childCountPages = Arrays.copyOf(childCountPages, cap);
+            for (int c = 0; c < weights; c++) {
+                selfPages[c] = Arrays.copyOf(selfPages[c], cap);
+            }
+        }
+        int page0 = lastPage == 0 ? newSize : PAGE;
+        if (parentPages[0].length < page0) {
+            int len = Math.min(PAGE, Math.max(page0, parentPages[0].length * 4));
+            parentPages[0] = Arrays.copyOf(parentPages[0], len);
+            framePages[0] = Arrays.copyOf(framePages[0], len);
+            firstChildPages[0] = Arrays.copyOf(firstChildPages[0], len);
+            nextSiblingPages[0] = Arrays.copyOf(nextSiblingPages[0], len);
+            childCountPages[0] = Arrays.copyOf(childCountPages[0], len);
+            for (int c = 0; c < weights; c++) {
+                selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
+            }
+        }
+    }
+
+    /** Allocates page {@code p} (past the first) if it is not yet. */
+    private void ensurePage(int p) {
+        if (parentPages[p] == null) {
+            parentPages[p] = new int[PAGE];
+            framePages[p] = new int[PAGE];
+            firstChildPages[p] = new int[PAGE];
+            nextSiblingPages[p] = new int[PAGE];
+            childCountPages[p] = new byte[PAGE];
+            for (int c = 0; c < weights; c++) {
+                selfPages[c][p] = new long[PAGE];
+            }
+        }
     }
 
     private int append(int parent, int frame) {

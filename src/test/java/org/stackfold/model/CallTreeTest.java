@@ -123,4 +123,49 @@ class CallTreeTest {
         assertThat(f.hasLocation(a)).isFalse();
         assertThat(f.names().size()).isEqualTo(1);
     }
+    @Test
+    void appendDisjointEqualsANodeByNodeMergeInOrderAndLookups() {
+        SplittableRandom r = new SplittableRandom(11);
+        CallTree a = randomTree(r, 0, 20_000);
+        CallTree b = randomTree(r, 100, 30_000); // root frames 100.. : none shared with a's 0..
+        int[] frameMap = new int[200];
+        for (int f = 0; f < frameMap.length; f++) {
+            frameMap[f] = f + 1000;
+        }
+        // The reference: b's nodes entered one by one into a copy of a.
+        CallTree expected = randomTree(new SplittableRandom(11), 0, 20_000);
+        int[] nodeMap = new int[b.size()];
+        for (int n = 1; n < b.size(); n++) {
+            nodeMap[n] = expected.child(nodeMap[b.parent(n)], frameMap[b.frame(n)]);
+            expected.addSelf(nodeMap[n], b.self(n));
+        }
+        int offset = a.appendDisjoint(b, frameMap);
+        assertThat(offset).isEqualTo(a.size() - b.size());
+        assertThat(walk(a)).isEqualTo(walk(expected));
+        for (int n = 1; n < a.size(); n++) {
+            assertThat(a.find(a.parent(n), a.frame(n))).isEqualTo(n);
+        }
+        assertThat(a.find(CallTree.ROOT, 999)).isEqualTo(-1);
+    }
+
+    /** Depth-first (name path, self) of every node, in sibling-list order. */
+    private static List<String> walk(CallTree t) {
+        List<String> out = new ArrayList<>();
+        t.walk((n, depth) -> out.add(depth + ":" + t.frame(n) + "=" + t.self(n)));
+        return out;
+    }
+
+    /** A tree whose root frames are firstRoot..firstRoot+11 and deeper frames 0..199, some nodes with many children. */
+    private static CallTree randomTree(SplittableRandom r, int firstRoot, int nodes) {
+        CallTree t = new CallTree();
+        List<Integer> made = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            int n = made.isEmpty() || r.nextInt(10) == 0
+                    ? t.child(CallTree.ROOT, firstRoot + r.nextInt(12))
+                    : t.child(made.get(r.nextInt(made.size())), r.nextInt(200));
+            t.addSelf(n, r.nextInt(5));
+            made.add(n);
+        }
+        return t;
+    }
 }

@@ -22,7 +22,8 @@ import org.stackfold.model.Profile;
 
 /**
  * The folded parser and writer on a generated profile shaped like collapser output (sorted, deep
- * stacks from a few thousand names). {@code -p file=/tmp/folded-1m.txt} runs on a file instead.
+ * stacks from a few thousand names). {@code -p file=/tmp/folded-1m.txt} runs on a file instead, read
+ * as the command line reads it (through mapped windows, {@code io.MappedWindows}).
  * Run with {@code scripts/jmh FoldedParse}.
  */
 @State(Scope.Benchmark)
@@ -46,7 +47,7 @@ public class FoldedParseBenchmark {
 
     @Setup
     public void setup() throws IOException {
-        data = file.isEmpty() ? generate(lines) : java.nio.file.Files.readAllBytes(java.nio.file.Path.of(file));
+        data = file.isEmpty() ? generate(lines) : null;
         parsed = parse();
     }
 
@@ -78,7 +79,7 @@ public class FoldedParseBenchmark {
     }
 
     private Profile parse() throws IOException {
-        try (Input in = Input.ofBytes("bench", data)) {
+        try (Input in = data == null ? Input.open(file) : Input.ofBytes("bench", data)) {
             return new FoldedReader(FoldedReader.Mode.PLAIN, false, threads, w -> { }).read(in).profile();
         }
     }

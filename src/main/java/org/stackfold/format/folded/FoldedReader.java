@@ -1,6 +1,7 @@
 package org.stackfold.format.folded;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -12,7 +13,7 @@ import org.stackfold.io.Input;
 import org.stackfold.io.Parallel;
 import org.stackfold.io.InputException;
 import org.stackfold.io.Progress;
-import org.stackfold.model.ByteStringPool;
+import org.stackfold.model.ByteWords;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
@@ -30,6 +31,7 @@ public final class FoldedReader {
     /** Longest line accepted; longer is an error rather than an OutOfMemoryError. */
     public static final int MAX_LINE = 256 << 20;
     private static final long MIN_PARALLEL_BYTES = 16 << 20;
+    private static final long SEMICOLONS = ByteWords.broadcast(';');
 
     /** Plain, differential, or decided by the first record (two trailing counts = differential). */
     public enum Mode { PLAIN, DIFFERENTIAL, AUTO }
@@ -74,7 +76,7 @@ public final class FoldedReader {
             long[] done = new long[cuts.length - 1];
             for (int i = 0; i + 1 < cuts.length; i++) {
                 final int part = i;
-                workers.add(new Worker(data, cuts[i], cuts[i + 1], decided, lenient,
+                workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient,
                         pos -> {
                             synchronized (done) {
                                 done[part] = pos - cuts[part];
@@ -154,27 +156,58 @@ public final class FoldedReader {
 
     /**
      * Cut points: 0, a line start near each k/parts of the size, then the size. Where the input is
-     * sorted a cut is moved to where the root frame changes (within a few MiB), so the ranges share
-     * no nodes and merging them is an append rather than a lookup per node.
+     * sorted a cut is moved to the nearest place where the root frame changes (within an eighth of a
+     * part's bytes either way), so the ranges share no nodes and merging them is an append rather
+     * than a lookup per node. The change is found by bisection over lines: in sorted input that is
+     * the first line of the next root; elsewhere it is some line with another root, and the merge
+     * then looks nodes up.
      */
     static long[] cutAtLines(MemorySegment data, int parts) {
         long size = data.byteSize();
         long[] cuts = new long[parts + 1];
         cuts[parts] = size;
+        long reach = size / parts / 8;
         for (int k = 1; k < parts; k++) {
             long p = nextLineStart(data, Math.max(cuts[k - 1], size * k / parts));
-            long limit = Math.min(size, p + (8 << 20));
             byte[] root = rootFrame(data, p);
-            for (long q = p; q < limit; q = nextLineStart(data, q)) {
-                if (!Arrays.equals(root, rootFrame(data, q))) {
-                    p = q;
-                    break;
+            long best = p;
+            long after = nextLineStart(data, Math.min(size, p + reach));
+            if (after < size && !Arrays.equals(root, rootFrame(data, after))) {
+                best = firstChange(data, p, after, root);
+            }
+            long before = nextLineStart(data, Math.max(cuts[k - 1], p - reach));
+            if (before < p && !Arrays.equals(root, rootFrame(data, before))) {
+                long b = firstChange(data, before, p, root);
+                if (best == p || p - b < best - p) {
+                    best = b;
                 }
             }
-            cuts[k] = p;
+            cuts[k] = best;
         }
         long[] distinct = Arrays.stream(cuts).distinct().toArray();
         return distinct.length >= 2 ? distinct : new long[] {0, size};
+    }
+
+    /**
+     * The first line start in (lo, hi] where "the root frame is {@code root}" differs from lo's,
+     * given that it differs at hi: bisection, exact where the roots are sorted.
+     */
+    private static long firstChange(MemorySegment data, long lo, long hi, byte[] root) {
+        boolean atLo = Arrays.equals(root, rootFrame(data, lo));
+        while (true) {
+            long mid = nextLineStart(data, lo + (hi - lo) / 2);
+            if (mid >= hi) {
+                mid = nextLineStart(data, lo); // one long line spans the middle
+                if (mid >= hi) {
+                    return hi; // hi is the line after lo
+                }
+            }
+            if (Arrays.equals(root, rootFrame(data, mid)) == atLo) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
     }
 
     private static long nextLineStart(MemorySegment data, long p) {
@@ -209,6 +242,16 @@ public final class FoldedReader {
         }
         CallTree ta = a.tree;
         CallTree tb = b.tree;
+        if (sharesNoRoot(ta, tb, frameMap)) {
+            int offset = ta.appendDisjoint(tb, frameMap);
+            long[] bits = b.recordBits;
+            for (int w = 0; w < bits.length; w++) {
+                for (long x = bits[w]; x != 0; x &= x - 1) {
+                    a.markRecord((w << 6) + Long.numberOfTrailingZeros(x) + offset);
+                }
+            }
+            return;
+        }
         int weights = ta.weights();
         int[] nodeMap = new int[tb.size()];
         int createdFrom = ta.size(); // nodes made by this merge have only children made by it
@@ -229,9 +272,18 @@ public final class FoldedReader {
         }
     }
 
+    private static boolean sharesNoRoot(CallTree ta, CallTree tb, int[] frameMap) {
+        for (int r = tb.firstChild(CallTree.ROOT); r != 0; r = tb.nextSibling(r)) {
+            if (ta.find(CallTree.ROOT, frameMap[tb.frame(r)]) >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Parses one byte range into its own frames and tree. */
     private static final class Worker implements Runnable {
-        private final MemorySegment data;
+        private final Input in;
         private final long from;
         private final long to;
         private final Mode mode;
@@ -260,9 +312,9 @@ public final class FoldedReader {
         private int[] prevEnds = new int[256];
         private int[] prevNodes = new int[257];
 
-        Worker(MemorySegment data, long from, long to, Mode mode, boolean lenient,
+        Worker(Input in, long from, long to, Mode mode, boolean lenient,
                java.util.function.LongConsumer progress) {
-            this.data = data;
+            this.in = in;
             this.from = from;
             this.to = to;
             this.mode = mode;
@@ -286,7 +338,12 @@ public final class FoldedReader {
 
         @Override
         public void run() {
-            ByteBlocks.Stop stop = ByteBlocks.read(data, from, to, MAX_LINE, this::lines, progress);
+            ByteBlocks.Stop stop;
+            try (ByteBlocks.Source bytes = in.window(from, to)) {
+                stop = ByteBlocks.read(bytes, to - from, MAX_LINE, this::lines, done -> progress.accept(from + done));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             if (stop != null && error == null) {
                 fail(lines + 1, stop.reason());
             }
@@ -427,15 +484,26 @@ public final class FoldedReader {
             if (!(depth > 0 && prevEnds[depth - 1] == len)) {
                 int i = depth == 0 ? 0 : prevEnds[depth - 1] + 1;
                 while (true) {
-                    int j = s + i;
-                    int h = ByteStringPool.HASH_SEED;
-                    int startOfName = j;
-                    while (j < e && b[j] != ';') {
-                        h = 31 * h + b[j];
-                        j++;
+                    // The name runs to the next ';' or the stack's end; it is hashed word by word on the way.
+                    int startOfName = s + i;
+                    int j = startOfName;
+                    long h = ByteWords.HASH_START;
+                    while (true) {
+                        int left = e - j;
+                        long w = ByteWords.partialWord(b, j, Math.min(left, 8));
+                        int at = Math.min(ByteWords.firstIndex(ByteWords.matches(w, SEMICOLONS)), left);
+                        if (at < 8) {
+                            if (at > 0) {
+                                h = ByteWords.mix(h, w & ByteWords.lowBytes(at));
+                            }
+                            j += at;
+                            break;
+                        }
+                        h = ByteWords.mix(h, w);
+                        j += 8;
                     }
                     int nameLen = j - startOfName;
-                    int frame = frames.plain(b, startOfName, nameLen, ByteStringPool.finishHash(h, nameLen));
+                    int frame = frames.plain(b, startOfName, nameLen, ByteWords.finish(h, nameLen));
                     node = node >= createdFrom ? tree.newChild(node, frame) : tree.child(node, frame);
                     if (depth == prevEnds.length) {
                         prevEnds = Arrays.copyOf(prevEnds, depth * 2);

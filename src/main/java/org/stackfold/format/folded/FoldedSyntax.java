@@ -1,11 +1,16 @@
 package org.stackfold.format.folded;
 
+import org.stackfold.model.ByteWords;
+
 /**
  * The byte-level pieces of the folded syntax shared by the readers: white space, and the count at
  * the end of a record (digits, optionally {@code .digits}, as some tools write; the fraction is
  * truncated).
  */
 final class FoldedSyntax {
+    private static final long NEWLINES = ByteWords.broadcast('\n');
+    private static final long RETURNS = ByteWords.broadcast('\r');
+
     /** Returned by {@link #parseCount} for a count over 2^63-1. */
     static final long TOO_LARGE = -2;
 
@@ -26,7 +31,15 @@ final class FoldedSyntax {
 
     /** The first line end in b[from, to), or -1. */
     static int indexOfLineEnd(byte[] b, int from, int to) {
-        for (int i = from; i < to; i++) {
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long w = ByteWords.word(b, i);
+            long m = ByteWords.matches(w, NEWLINES) | ByteWords.matches(w, RETURNS);
+            if (m != 0) {
+                return i + ByteWords.firstIndex(m);
+            }
+        }
+        for (; i < to; i++) {
             if (b[i] == '\n' || b[i] == '\r') {
                 return i;
             }

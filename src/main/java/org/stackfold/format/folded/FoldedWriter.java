@@ -100,8 +100,9 @@ public final class FoldedWriter {
         if (safe == null && !tagged && f.size() == f.names().size()) {
             return p;
         }
-        Profile flat = new Profile(new FrameTable(), new CallTree(p.tree().weights()), p.valueTypes());
+        FrameTable renamed = new FrameTable();
         int[] map = new int[f.size()];
+        boolean same = true;
         for (int frame = 0; frame < map.length; frame++) {
             byte[] name = safe != null && safe[f.nameId(frame)] != null ? safe[f.nameId(frame)] : f.nameBytes(frame);
             String tag = tagged ? tag(f.kind(frame)) : null;
@@ -111,8 +112,13 @@ public final class FoldedWriter {
                 System.arraycopy(t, 0, both, name.length, t.length);
                 name = both;
             }
-            map[frame] = flat.frames().plain(name, 0, name.length);
+            map[frame] = renamed.plain(name, 0, name.length);
+            same &= map[frame] == frame;
         }
+        if (same) {
+            return new Profile(renamed, p.tree(), p.valueTypes()); // no two frames became one: same tree
+        }
+        Profile flat = new Profile(renamed, new CallTree(p.tree().weights()), p.valueTypes());
         for (int c = 0; c < p.tree().weights(); c++) {
             Merge.addColumn(p.tree(), c, flat.tree(), c, map);
         }

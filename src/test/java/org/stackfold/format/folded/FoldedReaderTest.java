@@ -288,4 +288,49 @@ class FoldedReaderTest {
         assertThatThrownBy(() -> Folded.read(bad, FoldedReader.Mode.PLAIN, false, 2, new ArrayList<>()))
                 .hasMessage("test.folded:400001: no count at the end of the line");
     }
+    @Test
+    void sortedInputIsCutWhereTheRootChangesAndGivesTheSameProfile(@TempDir Path dir) throws IOException {
+        // Sorted lines: the parallel reader cuts where the root frame changes and appends the
+        // second range's tree whole; the result must equal a one-thread read, frame order included.
+        StringBuilder sb = new StringBuilder();
+        java.util.SplittableRandom r = new java.util.SplittableRandom(9);
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 300_000; i++) {
+            lines.add("root" + r.nextInt(4) + ";org.example.SomeLongerClassName.method;f" + r.nextInt(60) + ";g"
+                    + r.nextInt(60) + ";h" + r.nextInt(9) + " " + r.nextInt(1, 100));
+        }
+        lines.sort(null);
+        for (String l : lines) {
+            sb.append(l).append('\n');
+        }
+        byte[] data = sb.toString().getBytes(StandardCharsets.UTF_8);
+        assertThat(data.length).isGreaterThan(16 << 20);
+        Path file = dir.resolve("sorted.folded");
+        Files.write(file, data);
+        var one = Folded.read(data, FoldedReader.Mode.PLAIN, false, 1, new ArrayList<>());
+        FoldedReader.Result two;
+        try (Input in = Input.open(file.toString())) { // a file: read through mapped windows
+            two = new FoldedReader(FoldedReader.Mode.PLAIN, false, 2, w -> { }).read(in);
+        }
+        assertThat(Folded.write(two.profile())).isEqualTo(Folded.write(one.profile()));
+        assertThat(two.stats()).isEqualTo(one.stats());
+        assertThat(two.profile().tree().size()).isEqualTo(one.profile().tree().size());
+    }
+    @Test
+    void cutsMoveToTheNearestRootChangeEitherWay() {
+        // 3000 lines of 8 bytes: the middle is line 1501, and a change is looked for within 187 lines.
+        assertThat(FoldedReader.cutAtLines(sortedRoots(1400, 1560), 2)).containsExactly(0, 1560 * 8, 24000);
+        assertThat(FoldedReader.cutAtLines(sortedRoots(1450, 1700), 2)).containsExactly(0, 1450 * 8, 24000);
+        // No change within reach: the cut stays at the line start after the middle.
+        assertThat(FoldedReader.cutAtLines(sortedRoots(1000, 2200), 2)).containsExactly(0, 1501 * 8, 24000);
+    }
+
+    /** 3000 lines "R;x;y 1": root a before line {@code b}, b before line {@code c}, then c. */
+    private static java.lang.foreign.MemorySegment sortedRoots(int b, int c) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 3000; i++) {
+            sb.append(i < b ? "a" : i < c ? "b" : "c").append(";x;y 1\n");
+        }
+        return java.lang.foreign.MemorySegment.ofArray(sb.toString().getBytes(StandardCharsets.UTF_8));
+    }
 }

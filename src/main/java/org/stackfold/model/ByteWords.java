@@ -1,0 +1,101 @@
+package org.stackfold.model;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * Byte searches and hashing eight bytes at a time (SWAR: one {@code long} holds eight bytes, little
+ * endian, so byte {@code k} of a word is bits {@code 8k..8k+7}). The parsers' hot loops find line
+ * ends and frame separators with these instead of a compare per byte.
+ */
+public final class ByteWords {
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long MUL = 0x9E3779B97F4A7C15L;
+    /** Start value of a hash built with {@link #mix}. */
+    public static final long HASH_START = 0x2545F4914F6CDD1DL;
+
+    private ByteWords() {
+    }
+
+    /** Eight copies of {@code c}, to pass to {@link #matches}. */
+    public static long broadcast(char c) {
+        return (c & 0xffL) * ONES;
+    }
+
+    /** The eight bytes at {@code b[i]}; {@code i + 8 <= b.length}. */
+    public static long word(byte[] b, int i) {
+        return (long) LONGS.get(b, i);
+    }
+
+    /**
+     * The first {@code n} (0..8) bytes at {@code b[i]} with the rest zero; reads a whole word when
+     * the array has one there, else byte by byte.
+     */
+    public static long partialWord(byte[] b, int i, int n) {
+        if (n >= 8) {
+            return word(b, i);
+        }
+        if (i + 8 <= b.length) {
+            return word(b, i) & lowBytes(n);
+        }
+        long w = 0;
+        for (int k = 0; k < n; k++) {
+            w |= (b[i + k] & 0xffL) << (8 * k);
+        }
+        return w;
+    }
+
+    /** A mask of the low {@code n} bytes, 0 <= n <= 7 (n = 0 gives 0). */
+    public static long lowBytes(int n) {
+        return (1L << (8 * n)) - 1;
+    }
+
+    /**
+     * Non-zero where some byte of {@code w} equals the byte broadcast in {@code pattern}; the lowest
+     * set bit marks the first such byte exactly (higher bits may be false alarms, so only
+     * {@link #firstIndex} of the result is meaningful).
+     */
+    public static long matches(long w, long pattern) {
+        long x = w ^ pattern;
+        return (x - ONES) & ~x & HIGHS;
+    }
+
+    /** The byte index (0..7) of the lowest match of a non-zero {@link #matches} result; 8 for zero. */
+    public static int firstIndex(long matches) {
+        return Long.numberOfTrailingZeros(matches) >>> 3;
+    }
+
+    /** Folds one word of bytes into a hash. */
+    public static long mix(long h, long w) {
+        h = (h ^ w) * MUL;
+        return h ^ (h >>> 31);
+    }
+
+    /** The 32-bit hash of bytes folded in with {@link #mix}, {@code len} of them. */
+    public static int finish(long h, int len) {
+        h = (h ^ len) * MUL;
+        return (int) (h ^ (h >>> 32));
+    }
+
+    /**
+     * The hash of b[off, off+len): every whole word from {@code off} folded in with {@link #mix}, then
+     * the last partial word (zero padded) if any, then {@link #finish}. Loops that find a name's end
+     * word by word compute the same value on the way.
+     */
+    public static int hash(byte[] b, int off, int len) {
+        long h = HASH_START;
+        int i = off;
+        int end = off + len;
+        for (; i + 8 <= end; i += 8) {
+            h = mix(h, word(b, i));
+        }
+        if (i < end) {
+            h = mix(h, partialWord(b, i, end - i));
+        }
+        return finish(h, len);
+    }
+}
