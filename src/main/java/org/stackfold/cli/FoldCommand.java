@@ -36,7 +36,7 @@ final class FoldCommand implements Callable<Integer> {
         Profile p = ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from);
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             try (AsyncOutputStream async = new AsyncOutputStream(out.stream())) {
-                new FoldedWriter(p.tree().isDifferential()).annotatingKinds(annotate).write(p, async);
+                new FoldedWriter(p.tree().isDifferential()).annotatingKinds(annotate).consumingTree().write(p, async);
             }
             out.commit();
         }

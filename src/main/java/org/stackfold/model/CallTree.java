@@ -283,6 +283,45 @@ public final class CallTree {
         return node;
     }
 
+    /**
+     * This tree with frames renamed through {@code frameMap}, where siblings whose frames become one
+     * are merged and their counts summed. Consumes this tree: each page is dropped once its nodes
+     * are copied (a parent always has a lower id than its children), so the peak holds the new tree,
+     * what is left of this one and an int a node, not two whole trees. This tree must not be used
+     * afterwards.
+     */
+    public CallTree renamedConsuming(int[] frameMap) {
+        CallTree dst = new CallTree(weights);
+        int[] to = new int[size];
+        clearIndex(); // the copy reads columns only
+        for (int n = 1; n < size; n++) {
+            int node = dst.child(to[parent(n)], frameMap[frame(n)]);
+            to[n] = node;
+            for (int c = 0; c < weights; c++) {
+                long s = self(n, c);
+                if (s != 0) {
+                    dst.addSelf(node, c, s);
+                }
+            }
+            if (((n + 1) & PAGE_MASK) == 0) {
+                dropPage(n >>> PAGE_BITS);
+            }
+        }
+        for (int p = 0; p < parentPages.length; p++) {
+            dropPage(p);
+        }
+        size = 0;
+        append(-1, -1); // an empty tree is left, not dropped pages
+        return dst;
+    }
+
+    private void clearIndex() {
+        table = new long[1 << 12];
+        mask = table.length - 1;
+        threshold = loadLimit(table.length);
+        indexedEntries = 0;
+    }
+
     private void dropPage(int p) {
         parentPages[p] = null;
         framePages[p] = null;

@@ -76,6 +76,37 @@ class FoldedWriterTest {
         assertThat(Folded.write(p)).isEqualTo("main;work 7\n");
     }
 
+    @Test
+    void consumingTheTreeWritesWhatCopyingItWrites() throws java.io.IOException {
+        // Names that differ only by white space at their ends merge when written: the consuming
+        // writer renames the tree in place of copying it, and must give the same bytes.
+        String[] names = {"a", " a", "a ", "b", "b\t", "c", " c ", "d"};
+        for (long seed = 1; seed <= 40; seed++) {
+            java.util.Random r = new java.util.Random(seed);
+            boolean diff = seed % 2 == 0;
+            StringBuilder text = new StringBuilder();
+            for (int line = 0; line < 60; line++) {
+                int depth = 1 + r.nextInt(5);
+                for (int d = 0; d < depth; d++) {
+                    text.append(d == 0 ? "" : ";").append(names[r.nextInt(names.length)]).append(d == depth - 1 ? "x" : "");
+                }
+                text.append(' ').append(r.nextInt(4));
+                if (diff) {
+                    text.append(' ').append(r.nextInt(4));
+                }
+                text.append('\n');
+            }
+            byte[] data = text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            FoldedReader.Mode mode = diff ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
+            Profile copied = Folded.read(data, mode, false, 1, new ArrayList<>()).profile();
+            Profile consumed = Folded.read(data, mode, false, 1, new ArrayList<>()).profile();
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            new FoldedWriter(diff).consumingTree().write(consumed, out);
+            assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8)).as("seed %d", seed).isEqualTo(Folded.write(copied));
+            assertThat(consumed.tree().size()).as("the consumed tree is left empty").isEqualTo(1);
+        }
+    }
+
     private static byte[] stack(String line) {
         return line.substring(0, line.lastIndexOf(' ')).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
