@@ -1,7 +1,6 @@
 package org.stackfold.format.perfdata;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -56,7 +55,8 @@ final class PerfDataReplay {
 
     private final Map<Integer, AddressSpace> spaces = new HashMap<>();
     private final Map<Integer, String> comms = new HashMap<>();
-    private final Map<Long, Integer> rootFrames = new HashMap<>();
+    /** Root frames by pid << 32 | tid (a LongIntMap: Long's hash is 0 for every thread whose tid is its pid). */
+    private final LongIntMap rootFrames = new LongIntMap();
     private final LongIntMap kernelFrames = new LongIntMap();
     private final LongIntMap kernelJavaFrames = new LongIntMap();
     private long lastThread = Long.MIN_VALUE;
@@ -66,8 +66,10 @@ final class PerfDataReplay {
     private AddressSpace lastSpace;
     /** Changes with every record that may change a thread's name or address space. */
     private int generation;
-    private final Map<String, ElfLoadSegments> segments = new HashMap<>();
-    private final Map<String, AddressSymbolizer> elves = new HashMap<>();
+    private final Map<String, MappedFile> mappedFiles = new HashMap<>();
+    private final ChainTable chains = new ChainTable();
+    /** Numbers each address space's state: a new mapping gives its space a new epoch. */
+    private int epochs;
     private final Map<Integer, JitMap> jitMaps = new HashMap<>();
     private AddressSymbolizer kernel;
     /** The offset into the function of the address last symbolized. */
@@ -216,16 +218,12 @@ final class PerfDataReplay {
         if (pending == 0) {
             return;
         }
-        Integer[] order = new Integer[pending];
-        for (int i = 0; i < pending; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (x, y) -> Long.compareUnsigned(pendingTime[x], pendingTime[y]));
+        int[] order = TimeOrder.sorted(pendingTime, pending);
         int kept = 0;
         long[] keepTime = new long[pending];
         long[] keepOffset = new long[pending];
         boolean all = limit == Long.MAX_VALUE;
-        for (Integer i : order) {
+        for (int i : order) {
             if (all || Long.compareUnsigned(pendingTime[i], limit) <= 0) {
                 process(pendingOffset[i]);
             } else {
@@ -272,11 +270,19 @@ final class PerfDataReplay {
         long pgoff = file.u64(at + 32);
         String name = file.cString(at + nameAt, at + size);
         generation++;
-        space(pid).map(new AddressSpace.Mapping(start, start + len, pgoff, name));
+        AddressSpace space = space(pid);
+        space.map(new AddressSpace.Mapping(start, start + len, pgoff, name));
+        space.epoch = ++epochs;
     }
 
     private AddressSpace space(int pid) {
-        return spaces.computeIfAbsent(pid, AddressSpace::new);
+        AddressSpace space = spaces.get(pid);
+        if (space == null) {
+            space = new AddressSpace(pid);
+            space.epoch = ++epochs;
+            spaces.put(pid, space);
+        }
+        return space;
     }
 
     private void comm(long at, int size) {
@@ -302,9 +308,11 @@ final class PerfDataReplay {
         }
         if (pid != ppid) {
             AddressSpace parent = spaces.get(ppid);
-            spaces.put(pid, parent == null ? new AddressSpace(pid) : parent.forkedAs(pid));
-            }
-        rootFrames.remove((long) pid << 32 | (tid & 0xffffffffL));
+            AddressSpace child = parent == null ? new AddressSpace(pid) : parent.forkedAs(pid);
+            child.epoch = ++epochs;
+            spaces.put(pid, child);
+        }
+        rootFrames.put((long) pid << 32 | (tid & 0xffffffffL), -1);
     }
 
     private PerfEventAttr attrOf(long at, int size) {
@@ -396,13 +404,9 @@ final class PerfDataReplay {
             lastJava = comm != null && comm.startsWith("java");
             lastSpace = space(pid);
         }
-        boolean java = lastJava;
-        int root = lastRoot;
-        AddressSpace space = lastSpace;
         int cpumode = misc & MISC_CPUMODE_MASK;
         boolean kernelMode = cpumode == MISC_KERNEL || cpumode == MISC_GUEST_KERNEL;
-        int depth = 0;
-        boolean skipRemaining = false;
+        int n;
         if (a.has(PerfEventAttr.SAMPLE_CALLCHAIN)) {
             need(at, size, p, 8);
             long nr = file.u64(p);
@@ -413,32 +417,52 @@ final class PerfDataReplay {
             if (nr > chain.length) {
                 chain = new long[(int) Math.max(nr, chain.length * 2L)];
             }
-            MemorySegment.copy(file.data, file.u64, p, chain, 0, (int) nr); // one bounds check for the chain
-            int entries = 0;
-            for (int i = 0; i < nr && entries < MAX_STACK && !skipRemaining; i++) {
-                long x = chain[i];
-                if (Long.compareUnsigned(x, CONTEXT_MAX) >= 0) {
-                    kernelMode = x == CONTEXT_KERNEL || x == CONTEXT_GUEST_KERNEL;
-                    continue;
-                }
-                entries++;
-                int entry = frameOf(x, kernelMode, pid, space, java);
-                depth = push(entry, depth);
-                skipRemaining = (pool[entry] & ScriptFrameNames.SKIP_AFTER) != 0;
-            }
+            n = (int) nr;
+            file.u64s(p, chain, n);
         } else if (a.has(PerfEventAttr.SAMPLE_IP)) {
-            int entry = frameOf(ip, kernelMode, pid, space, java);
-            depth = push(entry, depth);
-            skipRemaining = (pool[entry] & ScriptFrameNames.SKIP_AFTER) != 0;
+            chain[0] = ip;
+            n = 1;
+        } else {
+            n = 0;
         }
-        int node = skipRemaining ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
-        for (int i = depth - 1; i >= 0; i--) {
-            node = tree.child(node, stack[i]);
+        // What else decides the chain's names: the address space as it is now, the thread's root frame
+        // (its comm), whether collapse perf treats it as Java, and the mode of the first entries.
+        long context = lastSpace.epoch;
+        long flags = (lastRoot & 0xffffffffL) | (lastJava ? 1L << 32 : 0) | (kernelMode ? 1L << 33 : 0);
+        int node = chains.find(context, flags, chain, n);
+        if (node < 0) {
+            node = fold(n, kernelMode, pid);
+            chains.add(context, flags, chain, n, node);
         }
         if (node != CallTree.ROOT) {
             tree.addSelf(node, period > 0 ? period : 1);
             samples++;
         }
+    }
+
+    /** The call-tree node of a callchain not seen before in its context (ROOT: the sample is dropped). */
+    private int fold(int n, boolean kernelMode, int pid) {
+        boolean java = lastJava;
+        AddressSpace space = lastSpace;
+        int depth = 0;
+        boolean skipRemaining = false;
+        int entries = 0;
+        for (int i = 0; i < n && entries < MAX_STACK && !skipRemaining; i++) {
+            long x = chain[i];
+            if (Long.compareUnsigned(x, CONTEXT_MAX) >= 0) {
+                kernelMode = x == CONTEXT_KERNEL || x == CONTEXT_GUEST_KERNEL;
+                continue;
+            }
+            entries++;
+            int entry = frameOf(x, kernelMode, pid, space, java);
+            depth = push(entry, depth);
+            skipRemaining = (pool[entry] & ScriptFrameNames.SKIP_AFTER) != 0;
+        }
+        int node = skipRemaining ? CallTree.ROOT : tree.child(CallTree.ROOT, lastRoot);
+        for (int i = depth - 1; i >= 0; i--) {
+            node = tree.child(node, stack[i]);
+        }
+        return node;
     }
 
     private boolean matchesFilter(String event) {
@@ -469,8 +493,8 @@ final class PerfDataReplay {
     /** The root frame: comm (spaces as underscores), with -PID or -PID/TID as the options ask. */
     private int rootFrame(int pid, int tid) {
         long key = (long) pid << 32 | (tid & 0xffffffffL);
-        Integer f = rootFrames.get(key);
-        if (f == null) {
+        int f = rootFrames.get(key);
+        if (f < 0) {
             String comm = comms.getOrDefault(tid, ":" + tid).replace(' ', '_');
             if (opt.pid() || opt.tid()) {
                 comm += "-" + pid;
@@ -489,35 +513,41 @@ final class PerfDataReplay {
         LongIntMap cache = kernelMode ? (java ? kernelJavaFrames : kernelFrames)
                 : java ? space.javaFrames : space.frames;
         int entry = cache.get(addr);
-        if (entry >= 0) {
-            return entry;
+        if (entry < 0) {
+            entry = kernelMode ? kernelFrame(addr, java) : userFrame(addr, pid, space, java);
+            cache.put(addr, entry);
         }
-        String[] symMod = kernelMode ? kernelSymbol(addr) : userSymbol(addr, pid, space);
-        String function = symMod[0];
+        return entry;
+    }
+
+    /**
+     * The pool entry of a function in a module, made once per name: frames of one function share
+     * it whatever their offset (which does not reach the folded name), except for unknown addresses
+     * under --addrs, whose names are their addresses.
+     */
+    private int entry(String function, String module, long addr, boolean java) {
         boolean byName = !(opt.addrs() && function.equals(Symbolizer.UNKNOWN));
-        String key = byName ? function + '\0' + symMod[1] + (java ? "\1" : "\0") : null;
+        String key = byName ? function + '\0' + module + (java ? "\1" : "\0") : null;
         Integer known = byName ? named.get(key) : null;
         if (known != null) {
-            cache.put(addr, known);
             return known;
         }
         String text = function.equals(Symbolizer.UNKNOWN) ? function : function + "+0x" + Long.toHexString(offset);
-        scratch = namer.name(text, symMod[1], addr, java, frames, scratch);
+        scratch = namer.name(text, module, addr, java, frames, scratch);
         int count = scratch[0] & ScriptFrameNames.COUNT_MASK;
         if (poolUsed + count + 1 > pool.length) {
             pool = Arrays.copyOf(pool, Math.max(pool.length * 2, poolUsed + count + 1));
         }
-        entry = poolUsed;
+        int entry = poolUsed;
         System.arraycopy(scratch, 0, pool, entry, count + 1);
         poolUsed += count + 1;
-        cache.put(addr, entry);
         if (byName) {
             named.put(key, entry);
         }
         return entry;
     }
 
-    private String[] kernelSymbol(long addr) {
+    private int kernelFrame(long addr, boolean java) {
         if (kernel == null && kernelProblem == null) {
             try {
                 kernel = symbolizer.kernel();
@@ -527,25 +557,19 @@ final class PerfDataReplay {
             }
         }
         if (kernel == null) {
-            return new String[] {Symbolizer.UNKNOWN, "[kernel.kallsyms]"};
+            return entry(Symbolizer.UNKNOWN, "[kernel.kallsyms]", addr, java);
         }
-        List<SymbolFrame> fs = kernel.symbolize(addr);
-        SymbolFrame f = fs.getLast();
+        SymbolFrame f = kernel.symbolize(addr).getLast();
         String module = f.module() == null || f.module().equals("vmlinux") ? "[kernel.kallsyms]"
                 : f.module().startsWith("[") ? f.module() : "[" + f.module() + "]";
-        return new String[] {symbolText(f), module};
-    }
-
-    /** The frame's function; its offset goes to {@link #offset}. */
-    private String symbolText(SymbolFrame f) {
         offset = f.offset();
-        return f.function();
+        return entry(f.function(), module, addr, java);
     }
 
-    private String[] userSymbol(long addr, int pid, AddressSpace space) {
-        AddressSpace.Mapping m = space == null ? null : space.find(addr);
+    private int userFrame(long addr, int pid, AddressSpace space, boolean java) {
+        AddressSpace.Mapping m = space.find(addr);
         if (m == null) {
-            return new String[] {Symbolizer.UNKNOWN, Symbolizer.UNKNOWN};
+            return entry(Symbolizer.UNKNOWN, Symbolizer.UNKNOWN, addr, java);
         }
         String f = m.file();
         if (isAnonymous(f)) {
@@ -554,11 +578,51 @@ final class PerfDataReplay {
             JitMap jit = jitMaps.computeIfAbsent(pid, k -> JitMap.load(Path.of(map)));
             int i = jit.find(addr);
             if (i < 0) {
-                return new String[] {Symbolizer.UNKNOWN, map};
+                return entry(Symbolizer.UNKNOWN, map, addr, java);
             }
             offset = addr - jit.start(i);
-            return new String[] {jit.name(i), map};
+            return entry(jit.name(i), map, addr, java);
         }
+        MappedFile file = mappedFiles.computeIfAbsent(f, this::openMapped);
+        if (file.symbols == null) {
+            return entry(Symbolizer.UNKNOWN, f, addr, java);
+        }
+        long vaddr = file.segments.virtualAddress(addr - m.start() + m.pgoff());
+        if (opt.addrs()) {
+            return symbolEntry(file, vaddr, addr, java); // unknown frames are named by their address
+        }
+        // Every process mapping the file shares its frames: libc is symbolized once, not once a process.
+        LongIntMap byAddress = java ? file.javaFrames : file.frames;
+        int entry = byAddress.get(vaddr);
+        if (entry < 0) {
+            entry = symbolEntry(file, vaddr, addr, java);
+            byAddress.put(vaddr, entry);
+        }
+        return entry;
+    }
+
+    private int symbolEntry(MappedFile file, long vaddr, long addr, boolean java) {
+        SymbolFrame s = file.symbols.symbolize(vaddr).getLast();
+        offset = s.offset();
+        return entry(s.function(), file.name, addr, java);
+    }
+
+    /** A file named by MMAP records, with its symbols (null where it cannot be read) and its named frames. */
+    private static final class MappedFile {
+        final String name;
+        final ElfLoadSegments segments;
+        final AddressSymbolizer symbols;
+        final LongIntMap frames = new LongIntMap();
+        final LongIntMap javaFrames = new LongIntMap();
+
+        MappedFile(String name, ElfLoadSegments segments, AddressSymbolizer symbols) {
+            this.name = name;
+            this.segments = segments;
+            this.symbols = segments == null ? null : symbols;
+        }
+    }
+
+    private MappedFile openMapped(String f) {
         Path elf;
         if (f.equals("[vdso]")) {
             String id = file.buildIds.get("[vdso]");
@@ -569,22 +633,15 @@ final class PerfDataReplay {
             elf = null;
         }
         if (elf == null || !Files.isRegularFile(elf)) {
-            return new String[] {Symbolizer.UNKNOWN, f};
+            return new MappedFile(f, null, null);
         }
-        String key = elf.toString();
-        ElfLoadSegments seg = segments.computeIfAbsent(key, k -> ElfLoadSegments.read(elf));
-        AddressSymbolizer sym = elves.computeIfAbsent(key, k -> {
-            try {
-                return symbolizer.elf(elf);
-            } catch (IOException | InputException e) {
-                return null;
-            }
-        });
-        if (seg == null || sym == null) {
-            return new String[] {Symbolizer.UNKNOWN, f};
+        AddressSymbolizer sym;
+        try {
+            sym = symbolizer.elf(elf);
+        } catch (IOException | InputException e) {
+            sym = null;
         }
-        long vaddr = seg.virtualAddress(addr - m.start() + m.pgoff());
-        return new String[] {symbolText(sym.symbolize(vaddr).getLast()), f};
+        return new MappedFile(f, ElfLoadSegments.read(elf), sym);
     }
 
     /** perf's anonymous and no-file memory (JIT code): named through /tmp/perf-PID.map. */
