@@ -68,6 +68,10 @@ final class PerfDataReplay {
     private int generation;
     private final Map<String, MappedFile> mappedFiles = new HashMap<>();
     private final ChainTable chains = new ChainTable();
+    /** Event attributes by sample id (index into the file's attributes). */
+    private final LongIntMap attrById = new LongIntMap();
+    /** Per event: 0 not yet decided, 1 counted, 2 filtered out. */
+    private byte[] eventMatches;
     /** Numbers each address space's state: a new mapping gives its space a new epoch. */
     private int epochs;
     private final Map<Integer, JitMap> jitMaps = new HashMap<>();
@@ -120,6 +124,15 @@ final class PerfDataReplay {
         timeFromEnd = first == null ? 0 : 8 * (1 + Long.bitCount(first.sampleType()
                 & (PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU
                 | PerfEventAttr.SAMPLE_IDENTIFIER)));
+        attrById.clear();
+        for (int i = 0; i < file.attrs.size(); i++) {
+            for (long id : file.attrs.get(i).ids()) {
+                if (attrById.get(id) < 0) {
+                    attrById.put(id, i);
+                }
+            }
+        }
+        eventMatches = new byte[file.attrs.size()];
     }
 
     private void checkSupported(PerfEventAttr a) {
@@ -187,7 +200,7 @@ final class PerfDataReplay {
     /** A record's time, or MIN_VALUE where it has none (delivered at once, as perf does). */
     private long timeOf(long at, int type, int size) {
         if (type == RECORD_SAMPLE) {
-            PerfEventAttr a = attrOf(at, size);
+            PerfEventAttr a = file.attrs.get(attrIndex(at, size));
             long p = at + 8;
             p += a.has(PerfEventAttr.SAMPLE_IDENTIFIER) ? 8 : 0;
             p += a.has(PerfEventAttr.SAMPLE_IP) ? 8 : 0;
@@ -315,13 +328,14 @@ final class PerfDataReplay {
         rootFrames.put((long) pid << 32 | (tid & 0xffffffffL), -1);
     }
 
-    private PerfEventAttr attrOf(long at, int size) {
+    /** The index of the sample's event among the file's attributes. */
+    private int attrIndex(long at, int size) {
         List<PerfEventAttr> attrs = file.attrs;
         if (attrs.isEmpty()) {
             throw InputException.atOffset(file.name, at, "a sample before any event attribute");
         }
         if (attrs.size() == 1) {
-            return attrs.getFirst();
+            return 0;
         }
         PerfEventAttr first = attrs.getFirst();
         long idAt;
@@ -331,22 +345,15 @@ final class PerfDataReplay {
             idAt = at + 8 + 8L * Long.bitCount(first.sampleType()
                     & (PerfEventAttr.SAMPLE_IP | PerfEventAttr.SAMPLE_TID | PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR));
         } else {
-            return first;
+            return 0;
         }
         need(at, size, idAt, 8);
-        long id = file.u64(idAt);
-        for (PerfEventAttr a : attrs) {
-            for (long x : a.ids()) {
-                if (x == id) {
-                    return a;
-                }
-            }
-        }
-        return first;
+        return Math.max(0, attrById.get(file.u64(idAt)));
     }
 
     private void sample(long at, int misc, int size) {
-        PerfEventAttr a = attrOf(at, size);
+        int event = attrIndex(at, size);
+        PerfEventAttr a = file.attrs.get(event);
         long end = at + size;
         long p = at + 8;
         if (a.has(PerfEventAttr.SAMPLE_IDENTIFIER)) {
@@ -385,7 +392,7 @@ final class PerfDataReplay {
             }
             p += a.readBytes(members);
         }
-        if (!matchesFilter(a.name())) {
+        if (!counted(event)) {
             otherEvents.merge(a.name(), 1L, Long::sum);
             return;
         }
@@ -463,6 +470,14 @@ final class PerfDataReplay {
             node = tree.child(node, stack[i]);
         }
         return node;
+    }
+
+    /** Whether samples of the event are counted, decided once per event. */
+    private boolean counted(int event) {
+        if (eventMatches[event] == 0) {
+            eventMatches[event] = (byte) (matchesFilter(file.attrs.get(event).name()) ? 1 : 2);
+        }
+        return eventMatches[event] == 1;
     }
 
     private boolean matchesFilter(String event) {
@@ -589,22 +604,27 @@ final class PerfDataReplay {
         }
         long vaddr = file.segments.virtualAddress(addr - m.start() + m.pgoff());
         if (opt.addrs()) {
-            return symbolEntry(file, vaddr, addr, java); // unknown frames are named by their address
+            SymbolFrame s = file.symbols.symbolize(vaddr).getLast(); // unknown frames are named by their address
+            offset = s.offset();
+            return entry(s.function(), file.name, addr, java);
         }
         // Every process mapping the file shares its frames: libc is symbolized once, not once a process.
         LongIntMap byAddress = java ? file.javaFrames : file.frames;
         int entry = byAddress.get(vaddr);
         if (entry < 0) {
-            entry = symbolEntry(file, vaddr, addr, java);
+            SymbolFrame s = file.symbols.symbolize(vaddr).getLast();
+            // and the addresses of one function share its entry (an unknown address's offset is the address)
+            long function = vaddr - s.offset();
+            LongIntMap byFunction = java ? file.javaFunctions : file.functions;
+            entry = byFunction.get(function);
+            if (entry < 0) {
+                offset = s.offset();
+                entry = entry(s.function(), file.name, addr, java);
+                byFunction.put(function, entry);
+            }
             byAddress.put(vaddr, entry);
         }
         return entry;
-    }
-
-    private int symbolEntry(MappedFile file, long vaddr, long addr, boolean java) {
-        SymbolFrame s = file.symbols.symbolize(vaddr).getLast();
-        offset = s.offset();
-        return entry(s.function(), file.name, addr, java);
     }
 
     /** A file named by MMAP records, with its symbols (null where it cannot be read) and its named frames. */
@@ -614,6 +634,9 @@ final class PerfDataReplay {
         final AddressSymbolizer symbols;
         final LongIntMap frames = new LongIntMap();
         final LongIntMap javaFrames = new LongIntMap();
+        /** Entries by function start, for addresses not seen before in known functions. */
+        final LongIntMap functions = new LongIntMap();
+        final LongIntMap javaFunctions = new LongIntMap();
 
         MappedFile(String name, ElfLoadSegments segments, AddressSymbolizer symbols) {
             this.name = name;
