@@ -21,12 +21,12 @@ final class ChainTable {
     private int[] hashes = new int[1 << 10];
     private int size;
 
-    /** The node of the chain {@code chain[0..n)} under {@code context} and {@code flags}, or -1. */
-    int find(long context, long flags, long[] chain, int n) {
+    /** The node of the chain {@code chain[from..from+n)} under {@code context} and {@code flags}, or -1. */
+    int find(long context, long flags, long[] chain, int from, int n) {
         int mask = slots.length - 1;
-        int h = hash(context, flags, chain, n);
+        int h = hash(context, flags, chain, from, n);
         for (int i = h & mask; slots[i] != 0; i = (i + 1) & mask) {
-            if (hashes[i] == h && matches(slots[i] - 1, context, flags, chain, n)) {
+            if (hashes[i] == h && matches(slots[i] - 1, context, flags, chain, from, n)) {
                 return nodes[i];
             }
         }
@@ -34,7 +34,7 @@ final class ChainTable {
     }
 
     /** Remembers the node of a chain that {@link #find} did not know. */
-    void add(long context, long flags, long[] chain, int n, int node) {
+    void add(long context, long flags, long[] chain, int from, int n, int node) {
         if (used + 3L + n > MAX_WORDS) {
             return;
         }
@@ -48,15 +48,15 @@ final class ChainTable {
         words[at] = context;
         words[at + 1] = flags;
         words[at + 2] = n;
-        System.arraycopy(chain, 0, words, at + 3, n);
+        System.arraycopy(chain, from, words, at + 3, n);
         used += 3 + n;
-        insert(hash(context, flags, chain, n), at, node);
+        insert(hash(context, flags, chain, from, n), at, node);
         size++;
     }
 
-    private boolean matches(int at, long context, long flags, long[] chain, int n) {
+    private boolean matches(int at, long context, long flags, long[] chain, int from, int n) {
         return words[at] == context && words[at + 1] == flags && words[at + 2] == n
-                && Arrays.equals(words, at + 3, at + 3 + n, chain, 0, n);
+                && Arrays.equals(words, at + 3, at + 3 + n, chain, from, from + n);
     }
 
     private void insert(int hash, int at, int node) {
@@ -84,9 +84,9 @@ final class ChainTable {
         }
     }
 
-    private static int hash(long context, long flags, long[] chain, int n) {
+    private static int hash(long context, long flags, long[] chain, int from, int n) {
         long h = mix(mix(0, context), flags);
-        for (int k = 0; k < n; k++) {
+        for (int k = from; k < from + n; k++) {
             h = mix(h, chain[k]);
         }
         return finish(h);

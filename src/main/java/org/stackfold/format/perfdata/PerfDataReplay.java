@@ -85,7 +85,8 @@ final class PerfDataReplay {
     private int poolUsed;
     private int[] scratch = new int[16];
     private int[] stack = new int[256];
-    private long[] chain = new long[256];
+    /** The body of the sample being read (its words after the header). */
+    private long[] rec = new long[256];
     /** Pool entries by symbol, module and java flag: the name does not depend on the offset. */
     private final Map<String, Integer> named = new HashMap<>();
 
@@ -354,43 +355,44 @@ final class PerfDataReplay {
     private void sample(long at, int misc, int size) {
         int event = attrIndex(at, size);
         PerfEventAttr a = file.attrs.get(event);
-        long end = at + size;
-        long p = at + 8;
-        if (a.has(PerfEventAttr.SAMPLE_IDENTIFIER)) {
-            p += 8;
+        // The record's words after its header, copied at once: reading them one by one from the
+        // mapped file costs a bounds and alignment check each.
+        int words = (size - 8) / 8;
+        if (words > rec.length) {
+            rec = new long[Math.max(words, rec.length * 2)];
         }
+        file.u64s(at + 8, rec, words);
+        int w = a.has(PerfEventAttr.SAMPLE_IDENTIFIER) ? 1 : 0;
         long ip = 0;
         if (a.has(PerfEventAttr.SAMPLE_IP)) {
-            need(at, size, p, 8);
-            ip = file.u64(p);
-            p += 8;
+            needWord(at, size, w, words);
+            ip = rec[w++];
         }
         int pid = -1;
         int tid = -1;
         if (a.has(PerfEventAttr.SAMPLE_TID)) {
-            need(at, size, p, 8);
-            pid = file.u32(p);
-            tid = file.u32(p + 4);
-            p += 8;
+            needWord(at, size, w, words);
+            long x = rec[w++]; // two u32 fields, pid first: the low half of a little-endian word
+            pid = (int) (file.little ? x : x >>> 32);
+            tid = (int) (file.little ? x >>> 32 : x);
         }
-        p += 8L * Long.bitCount(a.sampleType() & (PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR
+        w += Long.bitCount(a.sampleType() & (PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR
                 | PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU));
         long period = 1;
         if (a.has(PerfEventAttr.SAMPLE_PERIOD)) {
-            need(at, size, p, 8);
-            period = file.u64(p);
-            p += 8;
+            needWord(at, size, w, words);
+            period = rec[w++];
         }
         if (a.has(PerfEventAttr.SAMPLE_READ)) {
             long members = 0;
             if ((a.readFormat() & PerfEventAttr.FORMAT_GROUP) != 0) {
-                need(at, size, p, 8);
-                members = file.u64(p);
+                needWord(at, size, w, words);
+                members = rec[w];
                 if (members < 0 || members > size) {
                     throw InputException.atOffset(file.name, at, "sample read group of " + members + " values");
                 }
             }
-            p += a.readBytes(members);
+            w += (int) (a.readBytes(members) / 8);
         }
         if (!counted(event)) {
             otherEvents.merge(a.name(), 1L, Long::sum);
@@ -413,33 +415,33 @@ final class PerfDataReplay {
         }
         int cpumode = misc & MISC_CPUMODE_MASK;
         boolean kernelMode = cpumode == MISC_KERNEL || cpumode == MISC_GUEST_KERNEL;
+        long[] chain = rec;
+        int from;
         int n;
         if (a.has(PerfEventAttr.SAMPLE_CALLCHAIN)) {
-            need(at, size, p, 8);
-            long nr = file.u64(p);
-            p += 8;
-            if (nr < 0 || nr > (end - p) / 8) {
+            needWord(at, size, w, words);
+            long nr = rec[w++];
+            if (nr < 0 || nr > words - w) {
                 throw InputException.atOffset(file.name, at, "callchain of " + nr + " entries runs past its record");
             }
-            if (nr > chain.length) {
-                chain = new long[(int) Math.max(nr, chain.length * 2L)];
-            }
+            from = w;
             n = (int) nr;
-            file.u64s(p, chain, n);
         } else if (a.has(PerfEventAttr.SAMPLE_IP)) {
-            chain[0] = ip;
+            chain = new long[] {ip};
+            from = 0;
             n = 1;
         } else {
+            from = 0;
             n = 0;
         }
         // What else decides the chain's names: the address space as it is now, the thread's root frame
         // (its comm), whether collapse perf treats it as Java, and the mode of the first entries.
         long context = lastSpace.epoch;
         long flags = (lastRoot & 0xffffffffL) | (lastJava ? 1L << 32 : 0) | (kernelMode ? 1L << 33 : 0);
-        int node = chains.find(context, flags, chain, n);
+        int node = chains.find(context, flags, chain, from, n);
         if (node < 0) {
-            node = fold(n, kernelMode, pid);
-            chains.add(context, flags, chain, n, node);
+            node = fold(chain, from, n, kernelMode, pid);
+            chains.add(context, flags, chain, from, n, node);
         }
         if (node != CallTree.ROOT) {
             tree.addSelf(node, period > 0 ? period : 1);
@@ -447,15 +449,22 @@ final class PerfDataReplay {
         }
     }
 
+    /** Fails unless word {@code w} of the record's body lies inside the record. */
+    private void needWord(long at, int size, int w, int words) {
+        if (w < 0 || w >= words) {
+            throw InputException.atOffset(file.name, at, "record of " + size + " bytes is too short for its fields");
+        }
+    }
+
     /** The call-tree node of a callchain not seen before in its context (ROOT: the sample is dropped). */
-    private int fold(int n, boolean kernelMode, int pid) {
+    private int fold(long[] chain, int from, int n, boolean kernelMode, int pid) {
         boolean java = lastJava;
         AddressSpace space = lastSpace;
         int depth = 0;
         boolean skipRemaining = false;
         int entries = 0;
         for (int i = 0; i < n && entries < MAX_STACK && !skipRemaining; i++) {
-            long x = chain[i];
+            long x = chain[from + i];
             if (Long.compareUnsigned(x, CONTEXT_MAX) >= 0) {
                 kernelMode = x == CONTEXT_KERNEL || x == CONTEXT_GUEST_KERNEL;
                 continue;
