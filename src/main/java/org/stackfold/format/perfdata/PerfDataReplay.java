@@ -101,6 +101,8 @@ final class PerfDataReplay {
 
     private String filter;
     long samples;
+    /** Whether some sample weighed its period rather than 1. */
+    private boolean weighted;
     long lost;
     private final Map<String, Long> otherEvents = new LinkedHashMap<>();
     private boolean lbrWarned;
@@ -144,8 +146,9 @@ final class PerfDataReplay {
     }
 
     Profile profile() {
-        String unit = filter == null ? "samples" : filter;
-        return new Profile(frames, tree, List.of(new Profile.ValueType(unit, "count")));
+        // As collapse perf says of perf script's text: weighted by period, the counts are events of the filter's type.
+        String unit = weighted && filter != null ? filter : "samples";
+        return new Profile(frames, tree, List.of(new Profile.ValueType(unit, weighted ? "events" : "count")));
     }
 
     void run() {
@@ -378,7 +381,7 @@ final class PerfDataReplay {
         }
         w += Long.bitCount(a.sampleType() & (PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR
                 | PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU));
-        long period = 1;
+        long period = 0; // none recorded: each sample weighs 1
         if (a.has(PerfEventAttr.SAMPLE_PERIOD)) {
             needWord(at, size, w, words);
             period = rec[w++];
@@ -444,7 +447,9 @@ final class PerfDataReplay {
             chains.add(context, flags, chain, from, n, node);
         }
         if (node != CallTree.ROOT) {
-            tree.addSelf(node, period > 0 ? period : 1);
+            boolean byPeriod = period > 0 && !opt.countSamples();
+            weighted |= byPeriod;
+            tree.addSelf(node, byPeriod ? period : 1);
             samples++;
         }
     }

@@ -68,6 +68,7 @@ class PerfDataOracleTest {
         assertThat(folded).contains("burn;__libc_start_call_main;main;top");
         agree(data, text, "--kernel");
         agree(data, text, "--addrs");
+        assertThat(agree(data, text, "--count-samples")).isNotEqualTo(folded); // 1 a sample, not its period
         String withPid = perfScript(data, "burn-pid.txt", "-F", "+pid");
         assertThat(agree(data, withPid, "--tid")).containsPattern("(?m)^burn-\\d+/\\d+;");
         agree(data, withPid, "--pid");
