@@ -40,8 +40,12 @@ final class PerfDataReplay {
     private static final int MISC_KERNEL = 1;
     private static final int MISC_GUEST_KERNEL = 4;
     private static final long CONTEXT_MAX = -4095L;
+    private static final long CONTEXT_HV = -32L;
     private static final long CONTEXT_KERNEL = -128L;
+    private static final long CONTEXT_USER = -512L;
+    private static final long CONTEXT_GUEST = -2048L;
     private static final long CONTEXT_GUEST_KERNEL = -2176L;
+    private static final long CONTEXT_GUEST_USER = -2560L;
     /** perf script's default --max-stack (PERF_MAX_STACK_DEPTH): frames past it are not printed. */
     static final int MAX_STACK = 127;
 
@@ -471,6 +475,12 @@ final class PerfDataReplay {
         for (int i = 0; i < n && entries < MAX_STACK && !skipRemaining; i++) {
             long x = chain[from + i];
             if (Long.compareUnsigned(x, CONTEXT_MAX) >= 0) {
+                if (!isContext(x)) {
+                    // perf takes such a chain for corrupt and drops all of it: the sample keeps its comm alone
+                    depth = 0;
+                    skipRemaining = false;
+                    break;
+                }
                 kernelMode = x == CONTEXT_KERNEL || x == CONTEXT_GUEST_KERNEL;
                 continue;
             }
@@ -484,6 +494,11 @@ final class PerfDataReplay {
             node = tree.child(node, stack[i]);
         }
         return node;
+    }
+
+    private static boolean isContext(long x) {
+        return x == CONTEXT_HV || x == CONTEXT_KERNEL || x == CONTEXT_USER || x == CONTEXT_GUEST
+                || x == CONTEXT_GUEST_KERNEL || x == CONTEXT_GUEST_USER;
     }
 
     /** Whether samples of the event are counted, decided once per event. */
