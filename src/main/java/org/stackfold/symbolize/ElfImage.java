@@ -105,6 +105,26 @@ final class ElfImage {
         return i == null ? -1 : i;
     }
 
+    /** Display names per symbol for one set of options: a function's addresses are demangled once. */
+    private record Displayed(SymbolizerOptions options, String[] names) {
+    }
+
+    private volatile Displayed displayed;
+
+    private String displayName(SymbolTable t, int s, SymbolizerOptions options, Names names) {
+        Displayed d = displayed;
+        if (d == null || !d.options().equals(options) || d.names().length != t.count()) {
+            d = new Displayed(options, new String[t.count()]);
+            displayed = d;
+        }
+        String n = d.names()[s];
+        if (n == null) {
+            n = names.display(t.name(s), options); // a benign race: every thread computes the same name
+            d.names()[s] = n;
+        }
+        return n;
+    }
+
     /** The DWARF index of the file (or of its debug file), or null without DWARF. */
     DwarfIndex dwarf() {
         if (!dwarfResolved) {
@@ -136,7 +156,7 @@ final class ElfImage {
             if (s < 0) {
                 return List.of(new SymbolFrame(Symbolizer.UNKNOWN, vaddr, null, 0, kind, module, false));
             }
-            return List.of(new SymbolFrame(names.display(t.name(s), options), vaddr - t.start[s], null, 0, kind,
+            return List.of(new SymbolFrame(displayName(t, s, options, names), vaddr - t.start[s], null, 0, kind,
                     module, false));
         }
         int e = d.innermost(vaddr);

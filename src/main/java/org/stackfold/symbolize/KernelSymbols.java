@@ -71,7 +71,7 @@ final class KernelSymbols implements AddressSymbolizer {
             long a = 0;
             int digits = 0;
             while (q < eol && b[q] != ' ') {
-                int d = Character.digit(b[q], 16);
+                int d = hexDigit(b[q]);
                 if (d < 0 || ++digits > 16) {
                     throw InputException.atLine(source, lineNo, "bad address");
                 }
@@ -127,11 +127,7 @@ final class KernelSymbols implements AddressSymbolizer {
         if (n > 0 && !anyNonZero) {
             throw new InputException(source + ": all addresses are zero (kernel.kptr_restrict; run as root)");
         }
-        final long[] fa = addr;
-        int[] order = IndexSort.sorted(n, (x, y) -> {
-            int c = Long.compareUnsigned(fa[x], fa[y]);
-            return c != 0 ? c : Integer.compare(y, x);
-        });
+        int[] order = order(addr, n);
         long[] sa = new long[n];
         int[] sns = new int[n];
         int[] sne = new int[n];
@@ -144,6 +140,45 @@ final class KernelSymbols implements AddressSymbolizer {
             sm[i] = mod[k];
         }
         return new KernelSymbols(source, b, sa, sns, sne, sm, moduleNames.toArray(String[]::new));
+    }
+
+    private static int hexDigit(byte c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    }
+
+    /**
+     * The symbols by address, aliases at one address in reverse file order. Kallsyms is usually
+     * sorted already; then only runs of aliases are turned round, with no sort.
+     */
+    private static int[] order(long[] addr, int n) {
+        boolean sorted = true;
+        for (int i = 1; i < n && sorted; i++) {
+            sorted = Long.compareUnsigned(addr[i - 1], addr[i]) <= 0;
+        }
+        if (!sorted) {
+            return IndexSort.sorted(n, (x, y) -> {
+                int c = Long.compareUnsigned(addr[x], addr[y]);
+                return c != 0 ? c : Integer.compare(y, x);
+            });
+        }
+        int[] order = new int[n];
+        for (int i = 0; i < n; ) {
+            int j = i + 1;
+            while (j < n && addr[j] == addr[i]) {
+                j++;
+            }
+            for (int k = i; k < j; k++) {
+                order[k] = j - 1 - (k - i);
+            }
+            i = j;
+        }
+        return order;
     }
 
     int count() {

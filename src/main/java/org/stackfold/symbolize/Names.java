@@ -14,25 +14,31 @@ import java.lang.invoke.MethodHandle;
  * is kept as it is; without libstdc++ C++ names stay raw.
  */
 final class Names {
-    private static final MethodHandle CXA_DEMANGLE;
-    private static final MethodHandle FREE;
+    /**
+     * libstdc++'s demangler, linked on the first C++ name: making the downcall handles costs tens of
+     * milliseconds of start-up, which profiles without C++ names need not pay.
+     */
+    private static final class Cxx {
+        static final MethodHandle DEMANGLE;
+        static final MethodHandle FREE;
 
-    static {
-        MethodHandle demangle = null;
-        MethodHandle free = null;
-        try {
-            Linker linker = Linker.nativeLinker();
-            SymbolLookup lib = SymbolLookup.libraryLookup("libstdc++.so.6", Arena.global());
-            demangle = linker.downcallHandle(lib.find("__cxa_demangle").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-                            ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-            free = linker.downcallHandle(linker.defaultLookup().find("free").orElseThrow(),
-                    FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
-        } catch (RuntimeException | LinkageError e) {
-            demangle = null;
+        static {
+            MethodHandle demangle = null;
+            MethodHandle free = null;
+            try {
+                Linker linker = Linker.nativeLinker();
+                SymbolLookup lib = SymbolLookup.libraryLookup("libstdc++.so.6", Arena.global());
+                demangle = linker.downcallHandle(lib.find("__cxa_demangle").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS,
+                                ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+                free = linker.downcallHandle(linker.defaultLookup().find("free").orElseThrow(),
+                        FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+            } catch (RuntimeException | LinkageError e) {
+                demangle = null;
+            }
+            DEMANGLE = demangle;
+            FREE = free;
         }
-        CXA_DEMANGLE = demangle;
-        FREE = free;
     }
 
     static final Names INSTANCE = new Names();
@@ -42,7 +48,7 @@ final class Names {
 
     /** True when C++ names can be demangled here (libstdc++ was found). */
     static boolean cxxAvailable() {
-        return CXA_DEMANGLE != null;
+        return Cxx.DEMANGLE != null;
     }
 
     /** The name as the options want it: raw, demangled, or demangled without parameters. */
@@ -73,13 +79,13 @@ final class Names {
 
     /** C++ demangling through {@code __cxa_demangle}; null when it fails or is unavailable. */
     static String cxx(String mangled) {
-        if (CXA_DEMANGLE == null) {
+        if (Cxx.DEMANGLE == null) {
             return null;
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment in = arena.allocateFrom(mangled);
             MemorySegment status = arena.allocate(ValueLayout.JAVA_INT);
-            MemorySegment out = (MemorySegment) CXA_DEMANGLE.invokeExact(in, MemorySegment.NULL, MemorySegment.NULL,
+            MemorySegment out = (MemorySegment) Cxx.DEMANGLE.invokeExact(in, MemorySegment.NULL, MemorySegment.NULL,
                     status);
             if (out.address() == 0) {
                 return null;
@@ -87,7 +93,7 @@ final class Names {
             try {
                 return status.get(ValueLayout.JAVA_INT, 0) == 0 ? out.reinterpret(Long.MAX_VALUE).getString(0) : null;
             } finally {
-                FREE.invokeExact(out);
+                Cxx.FREE.invokeExact(out);
             }
         } catch (Throwable e) {
             return null;

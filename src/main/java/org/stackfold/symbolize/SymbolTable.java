@@ -32,7 +32,11 @@ final class SymbolTable {
     private final byte[] binding;
     /** Decoded names, filled on first use (a benign race: every thread decodes the same string). */
     private final String[] names;
-    /** For the first function symbol of each alias group, the alias perf names the group by. */
+    /**
+     * For the first function symbol of each alias group, 1 + the alias perf names the group by; 0
+     * until first asked (choosing reads names, so a large table chooses only for the groups a
+     * profile reaches; a benign race like {@link #names}).
+     */
     private final int[] preferred;
     private final AddressIndex index;
 
@@ -117,9 +121,6 @@ final class SymbolTable {
         index = new AddressIndex(start);
         names = new String[total];
         preferred = new int[total];
-        for (int i = 0; i < total; i++) {
-            preferred[i] = function[i] ? choosePreferred(i) : i;
-        }
     }
 
     /** The file's .symtab, else its .dynsym; null when it has neither. */
@@ -218,7 +219,12 @@ final class SymbolTable {
     }
 
     private int preferredAlias(int g) {
-        return preferred[g];
+        int p = preferred[g];
+        if (p == 0) {
+            p = 1 + (function[g] ? choosePreferred(g) : g);
+            preferred[g] = p;
+        }
+        return p - 1;
     }
 
     /** Among the function aliases of {@code g} with its size, the one perf names. */

@@ -59,6 +59,28 @@ class KernelSymbolsTest {
     }
 
     @Test
+    void unsortedKallsymsNamesAsSortedDoes() {
+        // kallsyms is usually sorted (then no sort runs); in either order the last alias in the file wins
+        KernelSymbols sorted = KernelSymbols.parse("""
+                ffffffff81000000 T first
+                ffffffff81000000 T second
+                ffffffff81000100 t middle
+                ffffffffc0000000 t in_module	[ext4]
+                """.getBytes(StandardCharsets.US_ASCII), "sorted");
+        KernelSymbols unsorted = KernelSymbols.parse("""
+                ffffffffc0000000 t in_module	[ext4]
+                ffffffff81000000 T first
+                ffffffff81000100 t middle
+                ffffffff81000000 T second
+                """.getBytes(StandardCharsets.US_ASCII), "unsorted");
+        for (long a : new long[] {0xffffffff81000004L, 0xffffffff81000104L, 0xffffffffc0000010L}) {
+            assertThat(unsorted.symbolize(a)).isEqualTo(sorted.symbolize(a));
+        }
+        assertThat(sorted.symbolize(0xffffffff81000004L).getFirst().function()).isEqualTo("second");
+        assertThat(sorted.symbolize(0xffffffffc0000010L).getFirst().module()).isEqualTo("ext4");
+    }
+
+    @Test
     void badLinesAndHiddenAddressesAreOneLineErrors() {
         assertThatThrownBy(() -> KernelSymbols.parse("ffffffff8100zz00 T x\n".getBytes(StandardCharsets.US_ASCII), "k"))
                 .isInstanceOf(InputException.class).hasMessage("k:1: bad address");

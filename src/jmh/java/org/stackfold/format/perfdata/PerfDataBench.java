@@ -21,15 +21,14 @@ import org.stackfold.model.Profile;
 
 /**
  * perf.data straight to a call tree ({@code stackfold collapse perf perf.data}): record parsing,
- * time ordering, address spaces and the per-address symbol cache.
+ * time ordering, address spaces, the callchain table and the per-address symbol caches.
  *
- * <p>Input: the file named by {@code -Dstackfold.bench.perfdata=...} (default {@code /tmp/perf.data}),
- * e.g. recorded system-wide with {@code perf record -a -g -F 8000 -o /tmp/perf.data -- sleep 27}
- * (about 90 MB); where it does not exist, the test's recording ({@code burn.perf.data}). Run:
+ * <p>Input: the file named by {@code -Dstackfold.bench.perfdata=...} (default
+ * {@code /tmp/pdbench/system.data}, which {@code scripts/perfdata-bench record} makes: 100 MB
+ * recorded system-wide under a C, a Python and a Java load); where it does not exist, the test's
+ * recording ({@code burn.perf.data}). Run:
  * <pre>
- *   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 mvn -B -q -o -Pjmh -DskipTests test-compile
- *   /usr/lib/jvm/temurin-25-jdk-amd64/bin/java -Xmx1g -cp target/classes:target/test-classes:$(cat target/jmh.classpath) \
- *       org.openjdk.jmh.Main PerfDataBench
+ *   scripts/jmh PerfDataBench -jvmArgsAppend -Dstackfold.bench.perfdata=/tmp/pdbench/single.data
  * </pre>
  */
 @State(Scope.Benchmark)
@@ -43,7 +42,7 @@ public class PerfDataBench {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        Path given = Path.of(System.getProperty("stackfold.bench.perfdata", "/tmp/perf.data"));
+        Path given = Path.of(System.getProperty("stackfold.bench.perfdata", "/tmp/pdbench/system.data"));
         if (Files.isRegularFile(given)) {
             file = given;
             return;

@@ -18,6 +18,8 @@ final class AddressSpace {
     final LongIntMap frames = new LongIntMap();
     /** The same for threads whose comm starts with "java" (collapse perf names their frames apart). */
     final LongIntMap javaFrames = new LongIntMap();
+    /** Set by the reader to a new number whenever this space changes (callchains are cached per epoch). */
+    int epoch;
 
     AddressSpace(int pid) {
         this(pid, new TreeMap<>(Long::compareUnsigned));

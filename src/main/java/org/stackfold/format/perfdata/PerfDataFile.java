@@ -22,6 +22,13 @@ final class PerfDataFile {
     static final int HEADER_SIZE = 104;
     static final int PIPE_HEADER_SIZE = 16;
 
+    private static final ValueLayout.OfLong LE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt LE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
     static final int FEAT_BUILD_ID = 2;
     static final int FEAT_HOSTNAME = 3;
     static final int FEAT_OSRELEASE = 4;
@@ -33,9 +40,11 @@ final class PerfDataFile {
     final String name;
     final MemorySegment data;
     final ByteOrder order;
-    final ValueLayout.OfLong u64;
-    final ValueLayout.OfInt u32;
-    final ValueLayout.OfShort u16;
+    /**
+     * Little-endian, the usual case. Reads go through the constant layouts below rather than a
+     * layout chosen at run time: only a constant layout lets the JIT turn a read into one load.
+     */
+    final boolean little;
     final boolean pipe;
     final List<PerfEventAttr> attrs = new ArrayList<>();
     final long dataOffset;
@@ -67,9 +76,7 @@ final class PerfDataFile {
         } else {
             throw InputException.atOffset(name, 0, "not a perf.data file (no PERFILE2 magic)");
         }
-        u64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(order);
-        u32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(order);
-        u16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(order);
+        little = order == ByteOrder.LITTLE_ENDIAN;
         long headerSize = u64(8);
         if (headerSize == PIPE_HEADER_SIZE) {
             pipe = true;
@@ -99,15 +106,20 @@ final class PerfDataFile {
     }
 
     long u64(long at) {
-        return data.get(u64, at);
+        return little ? data.get(LE64, at) : data.get(BE64, at);
     }
 
     int u32(long at) {
-        return data.get(u32, at);
+        return little ? data.get(LE32, at) : data.get(BE32, at);
     }
 
     int u16(long at) {
-        return data.get(u16, at) & 0xffff;
+        return (little ? data.get(LE16, at) : data.get(BE16, at)) & 0xffff;
+    }
+
+    /** {@code n} u64 words from {@code at} into {@code to}, with one bounds check. */
+    void u64s(long at, long[] to, int n) {
+        MemorySegment.copy(data, little ? LE64 : BE64, at, to, 0, n);
     }
 
     /** Fails unless [at, at+size) lies in the file; {@code where} is the offset of the field that said so. */

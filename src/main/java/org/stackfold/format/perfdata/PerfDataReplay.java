@@ -1,7 +1,6 @@
 package org.stackfold.format.perfdata;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -41,8 +40,12 @@ final class PerfDataReplay {
     private static final int MISC_KERNEL = 1;
     private static final int MISC_GUEST_KERNEL = 4;
     private static final long CONTEXT_MAX = -4095L;
+    private static final long CONTEXT_HV = -32L;
     private static final long CONTEXT_KERNEL = -128L;
+    private static final long CONTEXT_USER = -512L;
+    private static final long CONTEXT_GUEST = -2048L;
     private static final long CONTEXT_GUEST_KERNEL = -2176L;
+    private static final long CONTEXT_GUEST_USER = -2560L;
     /** perf script's default --max-stack (PERF_MAX_STACK_DEPTH): frames past it are not printed. */
     static final int MAX_STACK = 127;
 
@@ -56,7 +59,8 @@ final class PerfDataReplay {
 
     private final Map<Integer, AddressSpace> spaces = new HashMap<>();
     private final Map<Integer, String> comms = new HashMap<>();
-    private final Map<Long, Integer> rootFrames = new HashMap<>();
+    /** Root frames by pid << 32 | tid (a LongIntMap: Long's hash is 0 for every thread whose tid is its pid). */
+    private final LongIntMap rootFrames = new LongIntMap();
     private final LongIntMap kernelFrames = new LongIntMap();
     private final LongIntMap kernelJavaFrames = new LongIntMap();
     private long lastThread = Long.MIN_VALUE;
@@ -66,8 +70,14 @@ final class PerfDataReplay {
     private AddressSpace lastSpace;
     /** Changes with every record that may change a thread's name or address space. */
     private int generation;
-    private final Map<String, ElfLoadSegments> segments = new HashMap<>();
-    private final Map<String, AddressSymbolizer> elves = new HashMap<>();
+    private final Map<String, MappedFile> mappedFiles = new HashMap<>();
+    private final ChainTable chains = new ChainTable();
+    /** Event attributes by sample id (index into the file's attributes). */
+    private final LongIntMap attrById = new LongIntMap();
+    /** Per event: 0 not yet decided, 1 counted, 2 filtered out. */
+    private byte[] eventMatches;
+    /** Numbers each address space's state: a new mapping gives its space a new epoch. */
+    private int epochs;
     private final Map<Integer, JitMap> jitMaps = new HashMap<>();
     private AddressSymbolizer kernel;
     /** The offset into the function of the address last symbolized. */
@@ -79,7 +89,8 @@ final class PerfDataReplay {
     private int poolUsed;
     private int[] scratch = new int[16];
     private int[] stack = new int[256];
-    private long[] chain = new long[256];
+    /** The body of the sample being read (its words after the header). */
+    private long[] rec = new long[256];
     /** Pool entries by symbol, module and java flag: the name does not depend on the offset. */
     private final Map<String, Integer> named = new HashMap<>();
 
@@ -94,6 +105,8 @@ final class PerfDataReplay {
 
     private String filter;
     long samples;
+    /** Whether some sample weighed its period rather than 1. */
+    private boolean weighted;
     long lost;
     private final Map<String, Long> otherEvents = new LinkedHashMap<>();
     private boolean lbrWarned;
@@ -118,6 +131,15 @@ final class PerfDataReplay {
         timeFromEnd = first == null ? 0 : 8 * (1 + Long.bitCount(first.sampleType()
                 & (PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU
                 | PerfEventAttr.SAMPLE_IDENTIFIER)));
+        attrById.clear();
+        for (int i = 0; i < file.attrs.size(); i++) {
+            for (long id : file.attrs.get(i).ids()) {
+                if (attrById.get(id) < 0) {
+                    attrById.put(id, i);
+                }
+            }
+        }
+        eventMatches = new byte[file.attrs.size()];
     }
 
     private void checkSupported(PerfEventAttr a) {
@@ -128,8 +150,9 @@ final class PerfDataReplay {
     }
 
     Profile profile() {
-        String unit = filter == null ? "samples" : filter;
-        return new Profile(frames, tree, List.of(new Profile.ValueType(unit, "count")));
+        // As collapse perf says of perf script's text: weighted by period, the counts are events of the filter's type.
+        String unit = weighted && filter != null ? filter : "samples";
+        return new Profile(frames, tree, List.of(new Profile.ValueType(unit, weighted ? "events" : "count")));
     }
 
     void run() {
@@ -185,7 +208,7 @@ final class PerfDataReplay {
     /** A record's time, or MIN_VALUE where it has none (delivered at once, as perf does). */
     private long timeOf(long at, int type, int size) {
         if (type == RECORD_SAMPLE) {
-            PerfEventAttr a = attrOf(at, size);
+            PerfEventAttr a = file.attrs.get(attrIndex(at, size));
             long p = at + 8;
             p += a.has(PerfEventAttr.SAMPLE_IDENTIFIER) ? 8 : 0;
             p += a.has(PerfEventAttr.SAMPLE_IP) ? 8 : 0;
@@ -216,16 +239,12 @@ final class PerfDataReplay {
         if (pending == 0) {
             return;
         }
-        Integer[] order = new Integer[pending];
-        for (int i = 0; i < pending; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (x, y) -> Long.compareUnsigned(pendingTime[x], pendingTime[y]));
+        int[] order = TimeOrder.sorted(pendingTime, pending);
         int kept = 0;
         long[] keepTime = new long[pending];
         long[] keepOffset = new long[pending];
         boolean all = limit == Long.MAX_VALUE;
-        for (Integer i : order) {
+        for (int i : order) {
             if (all || Long.compareUnsigned(pendingTime[i], limit) <= 0) {
                 process(pendingOffset[i]);
             } else {
@@ -272,11 +291,19 @@ final class PerfDataReplay {
         long pgoff = file.u64(at + 32);
         String name = file.cString(at + nameAt, at + size);
         generation++;
-        space(pid).map(new AddressSpace.Mapping(start, start + len, pgoff, name));
+        AddressSpace space = space(pid);
+        space.map(new AddressSpace.Mapping(start, start + len, pgoff, name));
+        space.epoch = ++epochs;
     }
 
     private AddressSpace space(int pid) {
-        return spaces.computeIfAbsent(pid, AddressSpace::new);
+        AddressSpace space = spaces.get(pid);
+        if (space == null) {
+            space = new AddressSpace(pid);
+            space.epoch = ++epochs;
+            spaces.put(pid, space);
+        }
+        return space;
     }
 
     private void comm(long at, int size) {
@@ -302,18 +329,21 @@ final class PerfDataReplay {
         }
         if (pid != ppid) {
             AddressSpace parent = spaces.get(ppid);
-            spaces.put(pid, parent == null ? new AddressSpace(pid) : parent.forkedAs(pid));
-            }
-        rootFrames.remove((long) pid << 32 | (tid & 0xffffffffL));
+            AddressSpace child = parent == null ? new AddressSpace(pid) : parent.forkedAs(pid);
+            child.epoch = ++epochs;
+            spaces.put(pid, child);
+        }
+        rootFrames.put((long) pid << 32 | (tid & 0xffffffffL), -1);
     }
 
-    private PerfEventAttr attrOf(long at, int size) {
+    /** The index of the sample's event among the file's attributes. */
+    private int attrIndex(long at, int size) {
         List<PerfEventAttr> attrs = file.attrs;
         if (attrs.isEmpty()) {
             throw InputException.atOffset(file.name, at, "a sample before any event attribute");
         }
         if (attrs.size() == 1) {
-            return attrs.getFirst();
+            return 0;
         }
         PerfEventAttr first = attrs.getFirst();
         long idAt;
@@ -323,61 +353,55 @@ final class PerfDataReplay {
             idAt = at + 8 + 8L * Long.bitCount(first.sampleType()
                     & (PerfEventAttr.SAMPLE_IP | PerfEventAttr.SAMPLE_TID | PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR));
         } else {
-            return first;
+            return 0;
         }
         need(at, size, idAt, 8);
-        long id = file.u64(idAt);
-        for (PerfEventAttr a : attrs) {
-            for (long x : a.ids()) {
-                if (x == id) {
-                    return a;
-                }
-            }
-        }
-        return first;
+        return Math.max(0, attrById.get(file.u64(idAt)));
     }
 
     private void sample(long at, int misc, int size) {
-        PerfEventAttr a = attrOf(at, size);
-        long end = at + size;
-        long p = at + 8;
-        if (a.has(PerfEventAttr.SAMPLE_IDENTIFIER)) {
-            p += 8;
+        int event = attrIndex(at, size);
+        PerfEventAttr a = file.attrs.get(event);
+        // The record's words after its header, copied at once: reading them one by one from the
+        // mapped file costs a bounds and alignment check each.
+        int words = (size - 8) / 8;
+        if (words > rec.length) {
+            rec = new long[Math.max(words, rec.length * 2)];
         }
+        file.u64s(at + 8, rec, words);
+        int w = a.has(PerfEventAttr.SAMPLE_IDENTIFIER) ? 1 : 0;
         long ip = 0;
         if (a.has(PerfEventAttr.SAMPLE_IP)) {
-            need(at, size, p, 8);
-            ip = file.u64(p);
-            p += 8;
+            needWord(at, size, w, words);
+            ip = rec[w++];
         }
         int pid = -1;
         int tid = -1;
         if (a.has(PerfEventAttr.SAMPLE_TID)) {
-            need(at, size, p, 8);
-            pid = file.u32(p);
-            tid = file.u32(p + 4);
-            p += 8;
+            needWord(at, size, w, words);
+            long x = rec[w++]; // two u32 fields, pid first: the low half of a little-endian word
+            pid = (int) (file.little ? x : x >>> 32);
+            tid = (int) (file.little ? x >>> 32 : x);
         }
-        p += 8L * Long.bitCount(a.sampleType() & (PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR
+        w += Long.bitCount(a.sampleType() & (PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR
                 | PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU));
-        long period = 1;
+        long period = 0; // none recorded: each sample weighs 1
         if (a.has(PerfEventAttr.SAMPLE_PERIOD)) {
-            need(at, size, p, 8);
-            period = file.u64(p);
-            p += 8;
+            needWord(at, size, w, words);
+            period = rec[w++];
         }
         if (a.has(PerfEventAttr.SAMPLE_READ)) {
             long members = 0;
             if ((a.readFormat() & PerfEventAttr.FORMAT_GROUP) != 0) {
-                need(at, size, p, 8);
-                members = file.u64(p);
+                needWord(at, size, w, words);
+                members = rec[w];
                 if (members < 0 || members > size) {
                     throw InputException.atOffset(file.name, at, "sample read group of " + members + " values");
                 }
             }
-            p += a.readBytes(members);
+            w += (int) (a.readBytes(members) / 8);
         }
-        if (!matchesFilter(a.name())) {
+        if (!counted(event)) {
             otherEvents.merge(a.name(), 1L, Long::sum);
             return;
         }
@@ -396,49 +420,93 @@ final class PerfDataReplay {
             lastJava = comm != null && comm.startsWith("java");
             lastSpace = space(pid);
         }
-        boolean java = lastJava;
-        int root = lastRoot;
-        AddressSpace space = lastSpace;
         int cpumode = misc & MISC_CPUMODE_MASK;
         boolean kernelMode = cpumode == MISC_KERNEL || cpumode == MISC_GUEST_KERNEL;
-        int depth = 0;
-        boolean skipRemaining = false;
+        long[] chain = rec;
+        int from;
+        int n;
         if (a.has(PerfEventAttr.SAMPLE_CALLCHAIN)) {
-            need(at, size, p, 8);
-            long nr = file.u64(p);
-            p += 8;
-            if (nr < 0 || nr > (end - p) / 8) {
+            needWord(at, size, w, words);
+            long nr = rec[w++];
+            if (nr < 0 || nr > words - w) {
                 throw InputException.atOffset(file.name, at, "callchain of " + nr + " entries runs past its record");
             }
-            if (nr > chain.length) {
-                chain = new long[(int) Math.max(nr, chain.length * 2L)];
-            }
-            MemorySegment.copy(file.data, file.u64, p, chain, 0, (int) nr); // one bounds check for the chain
-            int entries = 0;
-            for (int i = 0; i < nr && entries < MAX_STACK && !skipRemaining; i++) {
-                long x = chain[i];
-                if (Long.compareUnsigned(x, CONTEXT_MAX) >= 0) {
-                    kernelMode = x == CONTEXT_KERNEL || x == CONTEXT_GUEST_KERNEL;
-                    continue;
-                }
-                entries++;
-                int entry = frameOf(x, kernelMode, pid, space, java);
-                depth = push(entry, depth);
-                skipRemaining = (pool[entry] & ScriptFrameNames.SKIP_AFTER) != 0;
-            }
+            from = w;
+            n = (int) nr;
         } else if (a.has(PerfEventAttr.SAMPLE_IP)) {
-            int entry = frameOf(ip, kernelMode, pid, space, java);
+            chain = new long[] {ip};
+            from = 0;
+            n = 1;
+        } else {
+            from = 0;
+            n = 0;
+        }
+        // What else decides the chain's names: the address space as it is now, the thread's root frame
+        // (its comm), whether collapse perf treats it as Java, and the mode of the first entries.
+        long context = lastSpace.epoch;
+        long flags = (lastRoot & 0xffffffffL) | (lastJava ? 1L << 32 : 0) | (kernelMode ? 1L << 33 : 0);
+        int node = chains.find(context, flags, chain, from, n);
+        if (node < 0) {
+            node = fold(chain, from, n, kernelMode, pid);
+            chains.add(context, flags, chain, from, n, node);
+        }
+        if (node != CallTree.ROOT) {
+            boolean byPeriod = period > 0 && !opt.countSamples();
+            weighted |= byPeriod;
+            tree.addSelf(node, byPeriod ? period : 1);
+            samples++;
+        }
+    }
+
+    /** Fails unless word {@code w} of the record's body lies inside the record. */
+    private void needWord(long at, int size, int w, int words) {
+        if (w < 0 || w >= words) {
+            throw InputException.atOffset(file.name, at, "record of " + size + " bytes is too short for its fields");
+        }
+    }
+
+    /** The call-tree node of a callchain not seen before in its context (ROOT: the sample is dropped). */
+    private int fold(long[] chain, int from, int n, boolean kernelMode, int pid) {
+        boolean java = lastJava;
+        AddressSpace space = lastSpace;
+        int depth = 0;
+        boolean skipRemaining = false;
+        int entries = 0;
+        for (int i = 0; i < n && entries < MAX_STACK && !skipRemaining; i++) {
+            long x = chain[from + i];
+            if (Long.compareUnsigned(x, CONTEXT_MAX) >= 0) {
+                if (!isContext(x)) {
+                    // perf takes such a chain for corrupt and drops all of it: the sample keeps its comm alone
+                    depth = 0;
+                    skipRemaining = false;
+                    break;
+                }
+                kernelMode = x == CONTEXT_KERNEL || x == CONTEXT_GUEST_KERNEL;
+                continue;
+            }
+            entries++;
+            int entry = frameOf(x, kernelMode, pid, space, java);
             depth = push(entry, depth);
             skipRemaining = (pool[entry] & ScriptFrameNames.SKIP_AFTER) != 0;
         }
-        int node = skipRemaining ? CallTree.ROOT : tree.child(CallTree.ROOT, root);
+        int node = skipRemaining ? CallTree.ROOT : tree.child(CallTree.ROOT, lastRoot);
         for (int i = depth - 1; i >= 0; i--) {
             node = tree.child(node, stack[i]);
         }
-        if (node != CallTree.ROOT) {
-            tree.addSelf(node, period > 0 ? period : 1);
-            samples++;
+        return node;
+    }
+
+    private static boolean isContext(long x) {
+        return x == CONTEXT_HV || x == CONTEXT_KERNEL || x == CONTEXT_USER || x == CONTEXT_GUEST
+                || x == CONTEXT_GUEST_KERNEL || x == CONTEXT_GUEST_USER;
+    }
+
+    /** Whether samples of the event are counted, decided once per event. */
+    private boolean counted(int event) {
+        if (eventMatches[event] == 0) {
+            eventMatches[event] = (byte) (matchesFilter(file.attrs.get(event).name()) ? 1 : 2);
         }
+        return eventMatches[event] == 1;
     }
 
     private boolean matchesFilter(String event) {
@@ -469,8 +537,8 @@ final class PerfDataReplay {
     /** The root frame: comm (spaces as underscores), with -PID or -PID/TID as the options ask. */
     private int rootFrame(int pid, int tid) {
         long key = (long) pid << 32 | (tid & 0xffffffffL);
-        Integer f = rootFrames.get(key);
-        if (f == null) {
+        int f = rootFrames.get(key);
+        if (f < 0) {
             String comm = comms.getOrDefault(tid, ":" + tid).replace(' ', '_');
             if (opt.pid() || opt.tid()) {
                 comm += "-" + pid;
@@ -489,35 +557,41 @@ final class PerfDataReplay {
         LongIntMap cache = kernelMode ? (java ? kernelJavaFrames : kernelFrames)
                 : java ? space.javaFrames : space.frames;
         int entry = cache.get(addr);
-        if (entry >= 0) {
-            return entry;
+        if (entry < 0) {
+            entry = kernelMode ? kernelFrame(addr, java) : userFrame(addr, pid, space, java);
+            cache.put(addr, entry);
         }
-        String[] symMod = kernelMode ? kernelSymbol(addr) : userSymbol(addr, pid, space);
-        String function = symMod[0];
+        return entry;
+    }
+
+    /**
+     * The pool entry of a function in a module, made once per name: frames of one function share
+     * it whatever their offset (which does not reach the folded name), except for unknown addresses
+     * under --addrs, whose names are their addresses.
+     */
+    private int entry(String function, String module, long addr, boolean java) {
         boolean byName = !(opt.addrs() && function.equals(Symbolizer.UNKNOWN));
-        String key = byName ? function + '\0' + symMod[1] + (java ? "\1" : "\0") : null;
+        String key = byName ? function + '\0' + module + (java ? "\1" : "\0") : null;
         Integer known = byName ? named.get(key) : null;
         if (known != null) {
-            cache.put(addr, known);
             return known;
         }
         String text = function.equals(Symbolizer.UNKNOWN) ? function : function + "+0x" + Long.toHexString(offset);
-        scratch = namer.name(text, symMod[1], addr, java, frames, scratch);
+        scratch = namer.name(text, module, addr, java, frames, scratch);
         int count = scratch[0] & ScriptFrameNames.COUNT_MASK;
         if (poolUsed + count + 1 > pool.length) {
             pool = Arrays.copyOf(pool, Math.max(pool.length * 2, poolUsed + count + 1));
         }
-        entry = poolUsed;
+        int entry = poolUsed;
         System.arraycopy(scratch, 0, pool, entry, count + 1);
         poolUsed += count + 1;
-        cache.put(addr, entry);
         if (byName) {
             named.put(key, entry);
         }
         return entry;
     }
 
-    private String[] kernelSymbol(long addr) {
+    private int kernelFrame(long addr, boolean java) {
         if (kernel == null && kernelProblem == null) {
             try {
                 kernel = symbolizer.kernel();
@@ -527,25 +601,19 @@ final class PerfDataReplay {
             }
         }
         if (kernel == null) {
-            return new String[] {Symbolizer.UNKNOWN, "[kernel.kallsyms]"};
+            return entry(Symbolizer.UNKNOWN, "[kernel.kallsyms]", addr, java);
         }
-        List<SymbolFrame> fs = kernel.symbolize(addr);
-        SymbolFrame f = fs.getLast();
+        SymbolFrame f = kernel.symbolize(addr).getLast();
         String module = f.module() == null || f.module().equals("vmlinux") ? "[kernel.kallsyms]"
                 : f.module().startsWith("[") ? f.module() : "[" + f.module() + "]";
-        return new String[] {symbolText(f), module};
-    }
-
-    /** The frame's function; its offset goes to {@link #offset}. */
-    private String symbolText(SymbolFrame f) {
         offset = f.offset();
-        return f.function();
+        return entry(f.function(), module, addr, java);
     }
 
-    private String[] userSymbol(long addr, int pid, AddressSpace space) {
-        AddressSpace.Mapping m = space == null ? null : space.find(addr);
+    private int userFrame(long addr, int pid, AddressSpace space, boolean java) {
+        AddressSpace.Mapping m = space.find(addr);
         if (m == null) {
-            return new String[] {Symbolizer.UNKNOWN, Symbolizer.UNKNOWN};
+            return entry(Symbolizer.UNKNOWN, Symbolizer.UNKNOWN, addr, java);
         }
         String f = m.file();
         if (isAnonymous(f)) {
@@ -554,11 +622,59 @@ final class PerfDataReplay {
             JitMap jit = jitMaps.computeIfAbsent(pid, k -> JitMap.load(Path.of(map)));
             int i = jit.find(addr);
             if (i < 0) {
-                return new String[] {Symbolizer.UNKNOWN, map};
+                return entry(Symbolizer.UNKNOWN, map, addr, java);
             }
             offset = addr - jit.start(i);
-            return new String[] {jit.name(i), map};
+            return entry(jit.name(i), map, addr, java);
         }
+        MappedFile file = mappedFiles.computeIfAbsent(f, this::openMapped);
+        if (file.symbols == null) {
+            return entry(Symbolizer.UNKNOWN, f, addr, java);
+        }
+        long vaddr = file.segments.virtualAddress(addr - m.start() + m.pgoff());
+        if (opt.addrs()) {
+            SymbolFrame s = file.symbols.symbolize(vaddr).getLast(); // unknown frames are named by their address
+            offset = s.offset();
+            return entry(s.function(), file.name, addr, java);
+        }
+        // Every process mapping the file shares its frames: libc is symbolized once, not once a process.
+        LongIntMap byAddress = java ? file.javaFrames : file.frames;
+        int entry = byAddress.get(vaddr);
+        if (entry < 0) {
+            SymbolFrame s = file.symbols.symbolize(vaddr).getLast();
+            // and the addresses of one function share its entry (an unknown address's offset is the address)
+            long function = vaddr - s.offset();
+            LongIntMap byFunction = java ? file.javaFunctions : file.functions;
+            entry = byFunction.get(function);
+            if (entry < 0) {
+                offset = s.offset();
+                entry = entry(s.function(), file.name, addr, java);
+                byFunction.put(function, entry);
+            }
+            byAddress.put(vaddr, entry);
+        }
+        return entry;
+    }
+
+    /** A file named by MMAP records, with its symbols (null where it cannot be read) and its named frames. */
+    private static final class MappedFile {
+        final String name;
+        final ElfLoadSegments segments;
+        final AddressSymbolizer symbols;
+        final LongIntMap frames = new LongIntMap();
+        final LongIntMap javaFrames = new LongIntMap();
+        /** Entries by function start, for addresses not seen before in known functions. */
+        final LongIntMap functions = new LongIntMap();
+        final LongIntMap javaFunctions = new LongIntMap();
+
+        MappedFile(String name, ElfLoadSegments segments, AddressSymbolizer symbols) {
+            this.name = name;
+            this.segments = segments;
+            this.symbols = segments == null ? null : symbols;
+        }
+    }
+
+    private MappedFile openMapped(String f) {
         Path elf;
         if (f.equals("[vdso]")) {
             String id = file.buildIds.get("[vdso]");
@@ -569,22 +685,15 @@ final class PerfDataReplay {
             elf = null;
         }
         if (elf == null || !Files.isRegularFile(elf)) {
-            return new String[] {Symbolizer.UNKNOWN, f};
+            return new MappedFile(f, null, null);
         }
-        String key = elf.toString();
-        ElfLoadSegments seg = segments.computeIfAbsent(key, k -> ElfLoadSegments.read(elf));
-        AddressSymbolizer sym = elves.computeIfAbsent(key, k -> {
-            try {
-                return symbolizer.elf(elf);
-            } catch (IOException | InputException e) {
-                return null;
-            }
-        });
-        if (seg == null || sym == null) {
-            return new String[] {Symbolizer.UNKNOWN, f};
+        AddressSymbolizer sym;
+        try {
+            sym = symbolizer.elf(elf);
+        } catch (IOException | InputException e) {
+            sym = null;
         }
-        long vaddr = seg.virtualAddress(addr - m.start() + m.pgoff());
-        return new String[] {symbolText(sym.symbolize(vaddr).getLast()), f};
+        return new MappedFile(f, ElfLoadSegments.read(elf), sym);
     }
 
     /** perf's anonymous and no-file memory (JIT code): named through /tmp/perf-PID.map. */

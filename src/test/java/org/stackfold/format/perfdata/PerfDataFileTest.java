@@ -140,6 +140,24 @@ class PerfDataFileTest {
     }
 
     @Test
+    void aChainWithAnUnknownContextMarkerIsDroppedAsPerfDropsIt() throws Exception {
+        // perf script prints such a sample (a JVM's stack walk can yield -1) without frames: comm alone
+        byte[] b = recorded();
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        int at = 264;
+        while (bb.getInt(at) != 9) {
+            at += bb.getShort(at + 6) & 0xffff;
+        }
+        long period = bb.getLong(at + 32);
+        assertThat(bb.getLong(at + 40)).isGreaterThan(1);
+        bb.putLong(at + 48 + 8, -1L); // the entry after the first
+        Run r = run("collapse", "perf", write("marker.data", b).toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(total(r.out())).isEqualTo(TOTAL);
+        assertThat(r.out().lines()).contains("burn " + period);
+    }
+
+    @Test
     void truncatedAndMutatedFilesFailInOneLine() throws Exception {
         byte[] good = recorded();
         Random random = new Random(12);

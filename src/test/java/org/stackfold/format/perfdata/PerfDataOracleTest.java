@@ -68,9 +68,23 @@ class PerfDataOracleTest {
         assertThat(folded).contains("burn;__libc_start_call_main;main;top");
         agree(data, text, "--kernel");
         agree(data, text, "--addrs");
+        assertThat(agree(data, text, "--count-samples")).isNotEqualTo(folded); // 1 a sample, not its period
         String withPid = perfScript(data, "burn-pid.txt", "-F", "+pid");
         assertThat(agree(data, withPid, "--tid")).containsPattern("(?m)^burn-\\d+/\\d+;");
         agree(data, withPid, "--pid");
+    }
+
+    @Test
+    void processesOfOneBinaryShareItsFramesWhereverItIsLoaded() throws Exception {
+        // Three processes of one program, each at its own (ASLR) base address: the reader names each
+        // file's addresses once for all processes, and every process must still read as perf prints it.
+        Files.writeString(dir.resolve("burn.c"), BURN_C.replace("< 2", "< 1"));
+        exec(dir, "gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-o", "burn", "burn.c");
+        Path data = record("/bin/sh", "-c", "./burn & ./burn & ./burn; wait");
+        agree(data, perfScript(data, "procs.txt"));
+        String folded = agree(data, perfScript(data, "procs-pid.txt", "-F", "+pid"), "--pid");
+        assertThat(folded.lines().filter(l -> l.matches("burn-\\d+;__libc_start_call_main;main;top.*"))
+                .map(l -> l.substring(0, l.indexOf(';'))).distinct().count()).isEqualTo(3);
     }
 
     @Test
