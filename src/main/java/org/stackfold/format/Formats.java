@@ -23,6 +23,8 @@ public final class Formats {
             new org.stackfold.format.tachyon.TachyonFormat(),
             new org.stackfold.format.perfdata.PerfDataFormat(),
             new org.stackfold.format.callgrind.CallgrindFormat(),
+            new org.stackfold.format.stackprof.StackprofFormat(),
+            new org.stackfold.format.v8log.V8LogFormat(),
             new FoldedFormat()
             // New formats register here.
     ));
