@@ -37,6 +37,14 @@ public interface ProfileFormat {
         return true;
     }
 
+    /**
+     * False where what is written cannot give back the stacks it was given: callgrind writes a call
+     * graph, and reading a graph back makes a tree by a rule, not the original stacks.
+     */
+    default boolean keepsStacks() {
+        return true;
+    }
+
     /** True where {@link #write} compresses by itself (pprof is gzip by definition), so no .gz layer goes around it. */
     default boolean writesCompressed() {
         return false;

@@ -34,6 +34,12 @@ public final class CallgrindFormat implements ProfileFormat {
         return List.of("callgrind.out");
     }
 
+    /** A call graph: read back, it is unfolded by speedscope's rule (see CallgrindWriterTest for what is kept). */
+    @Override
+    public boolean keepsStacks() {
+        return false;
+    }
+
     /** speedscope's test: a "# callgrind format" first line, or an "events:" line and an "fn=" line. */
     @Override
     public boolean sniff(byte[] head, int length) {

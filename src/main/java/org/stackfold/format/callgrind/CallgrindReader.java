@@ -33,8 +33,9 @@ final class CallgrindReader {
 
     private final List<String> strings = new ArrayList<>();
     private final HashMap<String, Integer> stringIds = new HashMap<>();
-    private int[] fileRef = new int[64];
-    private int[] fnRef = new int[64];
+    /** Compressed name id → string id, for files and for functions (a map: ids may be any size). */
+    private final LongIntMap fileRef = new LongIntMap();
+    private final LongIntMap fnRef = new LongIntMap();
 
     private String source;
     private ByteLines lines;
@@ -55,8 +56,6 @@ final class CallgrindReader {
 
     CallgrindReader(String wantedEvent) {
         this.wantedEvent = wantedEvent;
-        Arrays.fill(fileRef, -1);
-        Arrays.fill(fnRef, -1);
     }
 
     Profile read(Input in) throws IOException {
@@ -180,7 +179,7 @@ final class CallgrindReader {
 
     /** A name with compression: "(id) name" defines id, "(id)" uses it, anything else is itself. */
     private int name(byte[] b, int start, int end, boolean isFile) {
-        int[] refs = isFile ? fileRef : fnRef;
+        LongIntMap refs = isFile ? fileRef : fnRef;
         if (start < end && b[start] == '(') {
             int i = start + 1;
             long id = 0;
@@ -189,28 +188,19 @@ final class CallgrindReader {
             }
             if (i > start + 1 && i < end && b[i] == ')' && id < Integer.MAX_VALUE) {
                 int nameStart = skipBlanks(b, i + 1, end);
-                int k = (int) id;
+                int known = refs.get(id);
                 if (nameStart == end) {
-                    if (k >= refs.length || refs[k] < 0) {
-                        throw error(lines.lineNumber, "name (" + k + ") used before it was defined");
+                    if (known < 0) {
+                        throw error(lines.lineNumber, "name (" + id + ") used before it was defined");
                     }
-                    return refs[k];
+                    return known;
                 }
-                if (k < refs.length && refs[k] >= 0) {
-                    throw error(lines.lineNumber, "name (" + k + ") defined twice (first as \"" + strings.get(refs[k]) + "\")");
+                if (known >= 0) {
+                    throw error(lines.lineNumber, "name (" + id + ") defined twice (first as \"" + strings.get(known) + "\")");
                 }
-                if (k >= refs.length) {
-                    int old = refs.length;
-                    refs = Arrays.copyOf(refs, Math.max(k + 1, old * 2));
-                    Arrays.fill(refs, old, refs.length, -1);
-                    if (isFile) {
-                        fileRef = refs;
-                    } else {
-                        fnRef = refs;
-                    }
-                }
-                refs[k] = intern(text(b, nameStart, end));
-                return refs[k];
+                int s = intern(text(b, nameStart, end));
+                refs.put(id, s);
+                return s;
             }
         }
         return intern(text(b, start, end));
@@ -250,7 +240,7 @@ final class CallgrindReader {
                 i++;
             }
             if (column >= previous.length) {
-                previous = Arrays.copyOf(previous, column + 8);
+                previous = Arrays.copyOf(previous, Math.max(column + 1, previous.length * 2));
             }
             long v = value(b, s, i, previous[column], column < positions);
             if (v == Long.MIN_VALUE) {

@@ -245,6 +245,14 @@ class CallgrindFormatTest {
     }
 
     @Test
+    void hugeNameIdsAndLongCostLinesCostNoMemory() throws IOException {
+        // ids are looked up in a map, not an array as long as the largest id
+        assertThat(stacks("events: Ir\nfn=(2147483646) a\n1 2\nfn=(7) b\nfn=(2147483646)\n1 3\n"))
+                .containsExactly(Map.entry("a", 5L));
+        assertThat(stacks("events: Ir\nfn=a\n1 4" + " 0".repeat(200_000) + "\n")).containsExactly(Map.entry("a", 4L));
+    }
+
+    @Test
     void anUnknownEventSaysWhichThereAre() {
         assertThatThrownBy(() -> read("events: Ir Dr\nfn=a\n1 2 3\n", FormatOptions.none().set("event", "Bc")))
                 .isInstanceOf(InputException.class).hasMessage("t.callgrind: callgrind: no event 'Bc'; the file has Ir, Dr");
