@@ -41,6 +41,8 @@ class SpeedscopeImportersCliTest {
         assertThat(info.out()).contains("callgrind", "820 Instructions");
         Run fold = cli("fold", callgrind.toString());
         assertThat(fold.out()).isEqualTo("main 20\nmain;func1 100\nmain;func1;func2 300\nmain;func2 400\n");
+        assertThat(cli("collapse", "guess", callgrind.toString()).out()).isEqualTo(fold.out());
+        assertThat(cli("collapse", "guess", stackprof.toString()).out()).isEqualTo(cli("fold", stackprof.toString()).out());
         assertThat(cli("info", stackprof.toString()).out()).contains("stackprof");
         assertThat(cli("info", v8.toString()).out()).contains("v8log");
         for (Path in : new Path[] {callgrind, stackprof, v8}) {
