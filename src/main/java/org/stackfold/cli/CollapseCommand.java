@@ -192,7 +192,12 @@ final class CollapseCommand implements Callable<Integer> {
         limit.apply();
         Profile p;
         try (Input in = Input.open(input)) {
-            p = Collapsers.collapse(c, in, options(), Warnings.to(spec));
+            // guess also takes the profile formats that content tells (callgrind, stackprof, ...)
+            org.stackfold.format.ProfileFormat profile = c instanceof org.stackfold.collapse.GuessCollapser
+                    ? org.stackfold.format.Formats.sniffed(in) : null;
+            p = profile != null && !profile.name().endsWith("folded")
+                    ? profile.read(in, options().withWarnings(Warnings.to(spec)))
+                    : Collapsers.collapse(c, in, options(), Warnings.to(spec));
         }
         if (p.valueTypes().getFirst().unit().equals("events")) {
             // Folded text cannot carry a unit: say once that these counts are periods, not samples.

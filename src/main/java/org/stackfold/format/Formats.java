@@ -23,6 +23,9 @@ public final class Formats {
             new DiffFoldedFormat(),
             new org.stackfold.format.tachyon.TachyonFormat(),
             new org.stackfold.format.perfdata.PerfDataFormat(),
+            new org.stackfold.format.callgrind.CallgrindFormat(),
+            new org.stackfold.format.stackprof.StackprofFormat(),
+            new org.stackfold.format.v8log.V8LogFormat(),
             new FoldedFormat()
             // New formats register here.
     ));
@@ -107,6 +110,11 @@ public final class Formats {
             // cannot be written, rather than silently writing folded text into it.
             if (reading && !f.canRead()) {
                 continue;
+            }
+            for (String prefix : f.namePrefixes()) {
+                if (lower.startsWith(prefix, lower.lastIndexOf('/') + 1) && best == null) {
+                    best = f;
+                }
             }
             for (String ext : f.extensions()) {
                 if (lower.endsWith("." + ext) && ext.length() > bestLen) {

@@ -19,6 +19,11 @@ public interface ProfileFormat {
     /** File name endings, without the dot, longest first ("diff.folded" before "folded"). */
     List<String> extensions();
 
+    /** File name beginnings that name this format ("callgrind.out" for callgrind.out.1234). */
+    default List<String> namePrefixes() {
+        return List.of();
+    }
+
     /** True where the first bytes of a file (decompressed, at most 4 KiB) are surely this format. */
     default boolean sniff(byte[] head, int length) {
         return false;
@@ -29,6 +34,14 @@ public interface ProfileFormat {
     }
 
     default boolean canWrite() {
+        return true;
+    }
+
+    /**
+     * False where what is written cannot give back the stacks it was given: callgrind writes a call
+     * graph, and reading a graph back makes a tree by a rule, not the original stacks.
+     */
+    default boolean keepsStacks() {
         return true;
     }
 

@@ -12,12 +12,13 @@ import org.stackfold.model.Profile;
 
 /**
  * Property: for every registered format that reads and writes (folded, Tachyon, speedscope, pprof,
- * and whatever registers next), a random profile written and read back has the same stacks and
+ * and whatever registers next, except those that write a call graph), a random profile written and read back has the same stacks and
  * counts; and converting through any two of them in a row changes nothing either.
  */
 class EveryFormatRoundTripTest {
     private static List<ProfileFormat> plainFormats() {
-        return Formats.all().stream().filter(f -> f.canRead() && f.canWrite() && !f.name().startsWith("diff"))
+        return Formats.all().stream().filter(f -> f.canRead() && f.canWrite() && f.keepsStacks()
+                && !f.name().startsWith("diff"))
                 .toList();
     }
 

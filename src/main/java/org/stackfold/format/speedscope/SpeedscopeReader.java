@@ -214,7 +214,9 @@ public final class SpeedscopeReader {
             int col = FrameTable.NONE;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String f = p.currentName();
-                p.nextToken();
+                if (p.nextToken() == JsonToken.VALUE_NULL) {
+                    continue; // py-spy writes "col": null; speedscope reads null as absent
+                }
                 switch (f) {
                     case "name" -> name = text(p, src, "frame name");
                     case "file" -> file = text(p, src, "frame file");
