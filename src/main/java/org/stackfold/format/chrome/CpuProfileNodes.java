@@ -239,10 +239,14 @@ final class CpuProfileNodes {
             for (int k = n - 1; k >= 0; k--) {
                 t = tree.child(t, frame[path[k]]);
             }
+            if (n == 0) {
+                current = -1; // a (root) or (idle) sample: nothing runs
+                continue;
+            }
             if (!onPrevious) {
                 treeNode[top] = t;
             }
-            current = n == 0 ? -1 : t;
+            current = t;
         }
         if (nRuns > 0) {
             close(tree, runs, current, openedAt, runTime[nRuns - 1]);

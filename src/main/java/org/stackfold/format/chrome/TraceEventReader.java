@@ -119,8 +119,10 @@ final class TraceEventReader {
             JsonToken t;
             try {
                 t = p.nextToken();
-            } catch (JsonEOFException e) {
-                if (mayEndEarly) {
+            } catch (StreamReadException e) {
+                // Jackson reports an array cut short after a comma as a parse error, not always a JsonEOFException
+                if (mayEndEarly && (e instanceof JsonEOFException
+                        || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input"))) {
                     return;
                 }
                 throw e;
