@@ -279,9 +279,8 @@ final class FirefoxWriter {
         g.writeEndObject();
 
         g.writeObjectFieldStart("stackTable");
-        g.writeArrayFieldStart("frame");
+        g.writeFieldName("frame");
         g.writeArray(stackFrame, 0, stacks);
-        g.writeEndArray();
         g.writeArrayFieldStart("prefix");
         for (int i = 0; i < stacks; i++) {
             if (stackPrefix[i] < 0) {
