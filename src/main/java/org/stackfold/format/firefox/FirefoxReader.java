@@ -387,10 +387,18 @@ final class FirefoxReader {
             if (speedscope && (file.startsWith("resource:") || file.equals("self-hosted") || file.startsWith("self-hosted:"))) {
                 return -1; // Firefox internals, as speedscope leaves them out
             }
-            int line = m.group(3) != null ? Integer.parseInt(m.group(3)) : FrameTable.NONE;
-            int column = m.group(4) != null ? Integer.parseInt(m.group(4)) + 1 : FrameTable.NONE;
+            int line = number(m.group(3), 0);
+            int column = number(m.group(4), 1);
             return frames.frame(m.group(1), FrameKind.UNKNOWN, file, line, FrameTable.NONE, column, FrameTable.NONE,
                     FrameTable.NONE);
+        }
+
+        /** A location's line or column (plus {@code add}), or none where absent or past an int. */
+        private static int number(String digits, int add) {
+            if (digits == null || digits.length() > 9) {
+                return FrameTable.NONE;
+            }
+            return Integer.parseInt(digits) + add;
         }
 
         private int processedFrame(int func) {

@@ -128,6 +128,9 @@ class FirefoxFormatTest {
         assertThat(p.frames().file(run)).isEqualTo("file:///x.js");
         assertThat(p.frames().column(run)).isEqualTo(5);
         assertThat(folded(read(json, FormatOptions.none().set("firefox.speedscope", true)))).containsExactly("run 1000");
+        // a line past an int is no line, not an error
+        Profile huge = read(json.replace("run (file:///x.js:3:4)", "run (file:///x.js:99999999999:4)"));
+        assertThat(huge.frames().line(huge.tree().frame(huge.timeline().node(0)))).isEqualTo(org.stackfold.model.FrameTable.NONE);
     }
 
     @Test
