@@ -31,6 +31,10 @@ public final class InputFormats {
         byte[] head = in.head(GuessCollapser.HEAD);
         byte[] probe = GuessCollapser.probe(head);
         Collapser c = GuessCollapser.choose(probe, probe.length);
+        if (c instanceof ChromeTracingCollapser
+                && org.stackfold.format.chrome.ChromeTraceFormat.hasCpuProfile(probe, probe.length)) {
+            return Formats.byName("chrome-trace"); // the trace's sampled CPU profile, not its duration events
+        }
         if (c != null) {
             return new CollapsedFormat(c); // before the name: perf script output is often called x.txt
         }

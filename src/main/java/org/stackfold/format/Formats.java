@@ -20,6 +20,8 @@ public final class Formats {
             new org.stackfold.format.pprof.PprofFormat(),
             new org.stackfold.format.speedscope.SpeedscopeFormat(),
             new org.stackfold.format.chrome.CpuProfileFormat(),
+            new org.stackfold.format.chrome.ChromeTraceFormat(),
+            new org.stackfold.format.firefox.FirefoxFormat(),
             new DiffFoldedFormat(),
             new org.stackfold.format.tachyon.TachyonFormat(),
             new org.stackfold.format.perfdata.PerfDataFormat(),
