@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.util.List;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.ProfileFormat;
+import org.stackfold.format.ProtobufHead;
 import org.stackfold.io.Input;
 import org.stackfold.model.Profile;
 
@@ -40,7 +41,7 @@ public final class OtlpFormat implements ProfileFormat {
         boolean resource = false;
         long[] value = new long[1];
         while (pos < length) {
-            int next = varint(head, pos, length, value);
+            int next = ProtobufHead.varint(head, pos, length, value);
             if (next < 0) {
                 break;
             }
@@ -48,7 +49,7 @@ public final class OtlpFormat implements ProfileFormat {
             if ((value[0] & 7) != 2 || field < 1 || field > 2) {
                 return false;
             }
-            pos = varint(head, next, length, value);
+            pos = ProtobufHead.varint(head, next, length, value);
             if (pos < 0) {
                 break;
             }
@@ -79,7 +80,7 @@ public final class OtlpFormat implements ProfileFormat {
     private static boolean onlyLengthDelimited(byte[] b, int pos, int end, int max) {
         long[] value = new long[1];
         while (pos < end) {
-            int next = varint(b, pos, end, value);
+            int next = ProtobufHead.varint(b, pos, end, value);
             if (next < 0) {
                 return true;
             }
@@ -87,7 +88,7 @@ public final class OtlpFormat implements ProfileFormat {
             if ((value[0] & 7) != 2 || field < 1 || field > max) {
                 return false;
             }
-            pos = varint(b, next, end, value);
+            pos = ProtobufHead.varint(b, next, end, value);
             if (pos < 0) {
                 return true;
             }
@@ -99,22 +100,6 @@ public final class OtlpFormat implements ProfileFormat {
         return true;
     }
 
-    /** Reads a varint at {@code pos} into {@code value[0]}; returns the offset after it, or -1 if cut off or too long. */
-    private static int varint(byte[] b, int pos, int length, long[] value) {
-        long v = 0;
-        for (int shift = 0; shift < 70; shift += 7) {
-            if (pos >= length) {
-                return -1;
-            }
-            byte x = b[pos++];
-            v |= (long) (x & 0x7F) << shift;
-            if (x >= 0) {
-                value[0] = v;
-                return pos;
-            }
-        }
-        return -1;
-    }
 
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {

@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.util.List;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.ProfileFormat;
+import org.stackfold.format.ProtobufHead;
 import org.stackfold.io.Input;
 import org.stackfold.model.Profile;
 
@@ -43,7 +44,7 @@ public final class PprofFormat implements ProfileFormat {
         boolean sampleType = false;
         long[] value = new long[1];
         while (pos < length) {
-            int next = varint(head, pos, length, value);
+            int next = ProtobufHead.varint(head, pos, length, value);
             if (next < 0) {
                 break;
             }
@@ -57,7 +58,7 @@ public final class PprofFormat implements ProfileFormat {
             if (value[0] >>> 3 > 15 || field < 1 || wire != (len ? 2 : 0)) {
                 return false;
             }
-            pos = varint(head, next, length, value);
+            pos = ProtobufHead.varint(head, next, length, value);
             if (pos < 0) {
                 break;
             }
@@ -73,22 +74,6 @@ public final class PprofFormat implements ProfileFormat {
         return sampleType && fields >= 2;
     }
 
-    /** Reads a varint at {@code pos} into {@code value[0]}; returns the offset after it, or -1 if cut off or too long. */
-    private static int varint(byte[] b, int pos, int length, long[] value) {
-        long v = 0;
-        for (int shift = 0; shift < 70; shift += 7) {
-            if (pos >= length) {
-                return -1;
-            }
-            byte x = b[pos++];
-            v |= (long) (x & 0x7F) << shift;
-            if (x >= 0) {
-                value[0] = v;
-                return pos;
-            }
-        }
-        return -1;
-    }
 
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
