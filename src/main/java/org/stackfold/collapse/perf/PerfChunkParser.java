@@ -76,6 +76,8 @@ final class PerfChunkParser implements Runnable {
     private int[] stack = new int[256];
     private int depth;
     private int lastLinePos = -1;
+    /** The cache entry of the line just handled where it was a counted frame line, else -1. */
+    private int lineEntry = -1;
 
     // Helpers.
     private final EventLine event = new EventLine();
@@ -151,15 +153,32 @@ final class PerfChunkParser implements Runnable {
 
     /** Parses the whole lines of a block; see {@link ByteBlocks.Consumer}. */
     private int lines(byte[] buf, int start, int filled, boolean last) {
+        int prev = -1; // the cache entry of the previous line, where it was a counted frame line
         while (true) {
+            if (prev >= 0 && inSample && !skipping && !skipRemaining) {
+                // The line that followed this one last time, compared in place: no newline search, no hash.
+                int id = cache.predicted(prev, buf, start, filled);
+                if (id >= 0) {
+                    lines++;
+                    push(cache.value(id));
+                    prev = skipRemaining ? -1 : id;
+                    start += cache.length(id) + 1;
+                    continue;
+                }
+            }
             int nl = PerfBytes.scanLine(buf, start, filled, hashOut);
             if (nl < 0) {
                 break;
             }
             lines++;
+            lineEntry = -1;
             if (!line(buf, start, nl, hashOut[0])) {
                 return -1;
             }
+            if (prev >= 0 && lineEntry >= 0) {
+                cache.followed(prev, lineEntry);
+            }
+            prev = lineEntry;
             start = nl + 1;
         }
         if (last) {
@@ -188,9 +207,10 @@ final class PerfChunkParser implements Runnable {
         if (inSample) {
             boolean skip = skipping || skipRemaining;
             if (!skip) {
-                int v = cache.find(hash, java, b, s, e);
-                if (v >= 0) {
-                    push(v);
+                int id = cache.find(hash, java, b, s, e);
+                if (id >= 0) {
+                    push(cache.value(id));
+                    lineEntry = skipRemaining ? -1 : id;
                     return true;
                 }
             } else if (cache.find(hash, java, b, s, e) >= 0 || skippedLines.find(hash, false, b, s, e) >= 0) {
@@ -429,10 +449,12 @@ final class PerfChunkParser implements Runnable {
                     ByteStringPool.hash(namer.out, pieceStart, len));
         }
         poolUsed += count + 1;
-        boolean kept = cache.put(hash, java, b, s, e, at);
+        int id = cache.put(hash, java, b, s, e, at);
         push(at);
-        if (!kept) {
+        if (id < 0) {
             poolUsed = at; // the cache is full: the entry was only needed for this line
+        } else if (inSample && !skipRemaining) {
+            lineEntry = id;
         }
         return true;
     }
@@ -558,5 +580,6 @@ final class PerfChunkParser implements Runnable {
         skipRemaining = false;
         depth = 0;
         lastLinePos = -1;
+        lineEntry = -1;
     }
 }
