@@ -76,7 +76,7 @@ final class PerfChunkParser implements Runnable {
     private int[] stack = new int[256];
     private int depth;
     private int lastLinePos = -1;
-    /** The cache entry of the line just handled where it was a counted frame line, else -1. */
+    /** The cache entry of the line just handled where it was a known frame line in a sample, else -1. */
     private int lineEntry = -1;
 
     // Helpers.
@@ -153,15 +153,17 @@ final class PerfChunkParser implements Runnable {
 
     /** Parses the whole lines of a block; see {@link ByteBlocks.Consumer}. */
     private int lines(byte[] buf, int start, int filled, boolean last) {
-        int prev = -1; // the cache entry of the previous line, where it was a counted frame line
+        int prev = -1; // the cache entry of the previous line, where it was a known frame line
         while (true) {
-            if (prev >= 0 && inSample && !skipping && !skipRemaining) {
-                // The line that followed this one last time, compared in place: no newline search, no hash.
+            if (prev >= 0 && inSample) {
+                // A line that followed this one before, compared in place: no newline search, no hash.
                 int id = cache.predicted(prev, buf, start, filled);
                 if (id >= 0) {
                     lines++;
-                    push(cache.value(id));
-                    prev = skipRemaining ? -1 : id;
+                    if (!skipping && !skipRemaining) {
+                        push(cache.value(id));
+                    }
+                    prev = id;
                     start += cache.length(id) + 1;
                     continue;
                 }
@@ -210,11 +212,15 @@ final class PerfChunkParser implements Runnable {
                 int id = cache.find(hash, java, b, s, e);
                 if (id >= 0) {
                     push(cache.value(id));
-                    lineEntry = skipRemaining ? -1 : id;
+                    lineEntry = id;
                     return true;
                 }
-            } else if (cache.find(hash, java, b, s, e) >= 0 || skippedLines.find(hash, false, b, s, e) >= 0) {
-                return true; // a known frame line of a sample we do not count
+            } else {
+                // A known frame line of a sample we do not count.
+                lineEntry = cache.find(hash, java, b, s, e);
+                if (lineEntry >= 0 || skippedLines.find(hash, false, b, s, e) >= 0) {
+                    return true;
+                }
             }
             if (isBlank(b, s, e)) {
                 endSample();
@@ -453,7 +459,7 @@ final class PerfChunkParser implements Runnable {
         push(at);
         if (id < 0) {
             poolUsed = at; // the cache is full: the entry was only needed for this line
-        } else if (inSample && !skipRemaining) {
+        } else if (inSample) {
             lineEntry = id;
         }
         return true;
