@@ -31,7 +31,8 @@ final class HashedEntries {
         return table[slot] - 1;
     }
 
-    void add(int hash, int offset, int length, int value) {
+    /** Adds an entry; its id (ids count up from 0). */
+    int add(int hash, int offset, int length, int value) {
         if (size == hashes.length) {
             int cap = size * 2;
             hashes = Arrays.copyOf(hashes, cap);
@@ -53,6 +54,7 @@ final class HashedEntries {
         } else {
             insert(id);
         }
+        return id;
     }
 
     private void insert(int id) {

@@ -76,12 +76,20 @@ final class PerfChunkParser implements Runnable {
     private int[] stack = new int[256];
     private int depth;
     private int lastLinePos = -1;
+    /** The cache entry of the line just handled where it was a known frame line in a sample, else -1. */
+    private int lineEntry = -1;
 
     // Helpers.
     private final EventLine event = new EventLine();
     private final FrameLine frame = new FrameLine();
     private final FrameNamer namer;
     private final LineCache cache = new LineCache();
+    /**
+     * Lines of filtered samples already seen not to be event lines: such samples are not named, so
+     * their lines never reach {@link #cache}, and without this each would be tokenised as an event
+     * line and parsed as a frame again (a tenth of the lines of the 400 MB benchmark).
+     */
+    private final LineCache skippedLines = new LineCache();
     private final StackCache stacks = new StackCache();
     private int[] pool = new int[4096];
     private int poolUsed;
@@ -145,15 +153,34 @@ final class PerfChunkParser implements Runnable {
 
     /** Parses the whole lines of a block; see {@link ByteBlocks.Consumer}. */
     private int lines(byte[] buf, int start, int filled, boolean last) {
+        int prev = -1; // the cache entry of the previous line, where it was a known frame line
         while (true) {
+            if (prev >= 0 && inSample) {
+                // A line that followed this one before, compared in place: no newline search, no hash.
+                int id = cache.predicted(prev, buf, start, filled);
+                if (id >= 0) {
+                    lines++;
+                    if (!skipping && !skipRemaining) {
+                        push(cache.value(id));
+                    }
+                    prev = id;
+                    start += cache.length(id) + 1;
+                    continue;
+                }
+            }
             int nl = PerfBytes.scanLine(buf, start, filled, hashOut);
             if (nl < 0) {
                 break;
             }
             lines++;
+            lineEntry = -1;
             if (!line(buf, start, nl, hashOut[0])) {
                 return -1;
             }
+            if (prev >= 0 && lineEntry >= 0) {
+                cache.followed(prev, lineEntry);
+            }
+            prev = lineEntry;
             start = nl + 1;
         }
         if (last) {
@@ -180,10 +207,18 @@ final class PerfChunkParser implements Runnable {
             return true;
         }
         if (inSample) {
-            if (!skipping && !skipRemaining) {
-                int v = cache.find(hash, java, b, s, e);
-                if (v >= 0) {
-                    push(v);
+            boolean skip = skipping || skipRemaining;
+            if (!skip) {
+                int id = cache.find(hash, java, b, s, e);
+                if (id >= 0) {
+                    push(cache.value(id));
+                    lineEntry = id;
+                    return true;
+                }
+            } else {
+                // A known frame line of a sample we do not count.
+                lineEntry = cache.find(hash, java, b, s, e);
+                if (lineEntry >= 0 || skippedLines.find(hash, false, b, s, e) >= 0) {
                     return true;
                 }
             }
@@ -194,16 +229,14 @@ final class PerfChunkParser implements Runnable {
             boolean indented = PerfBytes.isSpace(c0);
             // A new event: at column 0 any event line; indented (perf right-aligns the comm when
             // it prints no callchain) only with a timestamp, since frames are indented too.
-            if ((skipping || skipRemaining) && cache.find(hash, java, b, s, e) >= 0) {
-                return true; // a known frame line of a sample we do not count
-            }
             boolean isEvent = event.parse(b, s, e) && (!indented || event.hasTimestamp);
-            if (skipping || skipRemaining) {
+            if (skip) {
                 // Frames of a filtered sample are not named; only a new event ends it early.
                 if (isEvent || (!frame.parse(b, s, e) && event.parse(b, s, e))) {
                     endSample();
                     return startEvent(b, s, e);
                 }
+                skippedLines.put(hash, false, b, s, e, 0);
                 return true;
             }
             if (isEvent) {
@@ -422,10 +455,12 @@ final class PerfChunkParser implements Runnable {
                     ByteStringPool.hash(namer.out, pieceStart, len));
         }
         poolUsed += count + 1;
-        boolean kept = cache.put(hash, java, b, s, e, at);
+        int id = cache.put(hash, java, b, s, e, at);
         push(at);
-        if (!kept) {
+        if (id < 0) {
             poolUsed = at; // the cache is full: the entry was only needed for this line
+        } else if (inSample) {
+            lineEntry = id;
         }
         return true;
     }
@@ -551,5 +586,6 @@ final class PerfChunkParser implements Runnable {
         skipRemaining = false;
         depth = 0;
         lastLinePos = -1;
+        lineEntry = -1;
     }
 }

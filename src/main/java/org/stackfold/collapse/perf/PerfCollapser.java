@@ -319,7 +319,11 @@ public final class PerfCollapser implements Collapser {
         return -1;
     }
 
-    /** Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. */
+    /**
+     * Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. b's nodes come
+     * after their parents, so a node whose parent was created by this merge has no match in a and
+     * is created without a lookup.
+     */
     private static void merge(PerfChunkParser a, PerfChunkParser b) {
         FrameTable fb = b.frames;
         int[] frameMap = new int[fb.size()];
@@ -330,8 +334,11 @@ public final class PerfCollapser implements Collapser {
         CallTree ta = a.tree;
         CallTree tb = b.tree;
         int[] nodeMap = new int[tb.size()];
+        int created = ta.size();
         for (int n = 1; n < tb.size(); n++) {
-            int m = ta.child(nodeMap[tb.parent(n)], frameMap[tb.frame(n)]);
+            int parent = nodeMap[tb.parent(n)];
+            int frame = frameMap[tb.frame(n)];
+            int m = parent >= created ? ta.newChild(parent, frame) : ta.child(parent, frame);
             nodeMap[n] = m;
             long s = tb.self(n);
             if (s != 0) {
