@@ -79,7 +79,14 @@ class LauncherTest {
         assertThat(jvmArguments("info big.folded")).contains("-XX:TieredStopAtLevel=4");
         assertThat(jvmArguments("fold small.folded big.folded")).contains("-XX:TieredStopAtLevel=4");
         assertThat(jvmArguments("info -")).contains("-XX:TieredStopAtLevel=4");
-        assertThat(jvmArguments("collapse perf")).contains("-XX:TieredStopAtLevel=4");
+        assertThat(jvmArguments("collapse perf")).contains("-XX:TieredStopAtLevel=1"); // perf script | ...
+        assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:TieredStopAtLevel=1");
+        try (var huge = java.nio.channels.FileChannel.open(dir.resolve("huge.txt"), java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
+            huge.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), (1L << 30) + 1); // a sparse file past 1 GiB
+        }
+        assertThat(jvmArguments("collapse perf huge.txt")).contains("-XX:TieredStopAtLevel=4");
+        assertThat(jvmArguments("collapse dtrace big.folded")).contains("-XX:TieredStopAtLevel=4");
         assertThat(jvmArguments("record --duration 1")).contains("-XX:TieredStopAtLevel=1");
         assertThat(jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
                 .contains("-XX:TieredStopAtLevel=4");
