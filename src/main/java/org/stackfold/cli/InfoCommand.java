@@ -50,7 +50,7 @@ final class InfoCommand implements Callable<Integer> {
             if (f instanceof FoldedFormat || f instanceof DiffFoldedFormat) {
                 FoldedReader.Mode mode = f instanceof DiffFoldedFormat
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
-                FoldedReader.Result r = FoldedFormat.reader(mode, opts).withoutTotals().read(in); // info needs none
+                FoldedReader.Result r = FoldedFormat.reader(mode, opts).read(in);
                 FoldedReader.Stats s = r.stats();
                 row(out, "lines", s.lines());
                 row(out, "records", s.records());

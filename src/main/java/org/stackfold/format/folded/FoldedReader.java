@@ -40,7 +40,6 @@ public final class FoldedReader {
     private final boolean lenient;
     private final int threads;
     private final Consumer<String> warnings;
-    private final boolean keepTotals;
 
     /** What a read found besides the profile: the numbers {@code stackfold info} prints. */
     public record Stats(long lines, long records, long skipped, long fractional, int maxDepth, long depthSum,
@@ -54,23 +53,10 @@ public final class FoldedReader {
     }
 
     public FoldedReader(Mode mode, boolean lenient, int threads, Consumer<String> warnings) {
-        this(mode, lenient, threads, warnings, true);
-    }
-
-    private FoldedReader(Mode mode, boolean lenient, int threads, Consumer<String> warnings, boolean keepTotals) {
         this.mode = mode;
         this.lenient = lenient;
         this.threads = Math.max(1, threads);
         this.warnings = warnings;
-        this.keepTotals = keepTotals;
-    }
-
-    /**
-     * This reader, but leaving the tree without its totals column (a long a node): for a caller
-     * that needs no node's total, such as {@code stackfold info}.
-     */
-    public FoldedReader withoutTotals() {
-        return new FoldedReader(mode, lenient, threads, warnings, false);
     }
 
     public static FoldedReader plain() {
@@ -90,7 +76,7 @@ public final class FoldedReader {
             long[] done = new long[cuts.length - 1];
             for (int i = 0; i + 1 < cuts.length; i++) {
                 final int part = i;
-                workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient, keepTotals,
+                workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient,
                         pos -> {
                             synchronized (done) {
                                 done[part] = pos - cuts[part];
@@ -327,7 +313,7 @@ public final class FoldedReader {
         private long[][] open;
         private boolean totalsLost; // a total passed 2^63-1: the layout's own pass reports it
 
-        Worker(Input in, long from, long to, Mode mode, boolean lenient, boolean keepTotals,
+        Worker(Input in, long from, long to, Mode mode, boolean lenient,
                java.util.function.LongConsumer progress) {
             this.in = in;
             this.from = from;
@@ -335,9 +321,8 @@ public final class FoldedReader {
             this.mode = mode;
             this.lenient = lenient;
             this.progress = progress;
-            int weights = mode == Mode.DIFFERENTIAL ? 2 : 1;
-            this.tree = keepTotals ? CallTree.withTotals(weights) : new CallTree(weights);
-            this.open = new long[keepTotals ? weights : 0][prevNodes.length]; // no columns: nothing summed
+            this.tree = CallTree.withTotals(mode == Mode.DIFFERENTIAL ? 2 : 1);
+            this.open = new long[tree.weights()][prevNodes.length];
         }
 
         boolean hasRecord(int node) {
@@ -390,7 +375,7 @@ public final class FoldedReader {
             if (stop != null && error == null) {
                 fail(lines + 1, stop.reason());
             }
-            if (error == null && open.length > 0) {
+            if (error == null) {
                 closeBelow(0);
                 for (int c = 0; c < open.length; c++) {
                     tree.addTotal(CallTree.ROOT, c, open[c][0]);
@@ -517,11 +502,9 @@ public final class FoldedReader {
                 if (mode == Mode.DIFFERENTIAL) {
                     tree.addSelf(node, 1, count2);
                 }
-                if (open.length > 0) {
-                    addOpen(0, count);
-                    if (mode == Mode.DIFFERENTIAL) {
-                        addOpen(1, count2);
-                    }
+                addOpen(0, count);
+                if (mode == Mode.DIFFERENTIAL) {
+                    addOpen(1, count2);
                 }
             } catch (ArithmeticException overflow) {
                 fail(lines, "the counts of this stack add up to more than 2^63-1");

@@ -269,7 +269,7 @@ class FoldedReaderTest {
     }
 
     @Test
-    void totalsAreKeptWhileReadingSortedOrNot() throws IOException {
+    void totalsAreKeptWhileReadingSortedOrNot() {
         // Sorted, unsorted (a node left and entered again), a stack that is a prefix of the one
         // before, repeated stacks, and a differential profile.
         for (String text : List.of("a;b;c 2\na;b 3\na;b;d 1\na 4\nb;c 5\n",
@@ -285,10 +285,6 @@ class FoldedReaderTest {
         assertTotalsAreSelfPlusDescendants(diff);
         assertThat(diff.total(CallTree.ROOT, 0)).isEqualTo(9);
         assertThat(diff.total(CallTree.ROOT, 1)).isEqualTo(12);
-        CallTree none = new FoldedReader(FoldedReader.Mode.PLAIN, false, 1, w -> { }).withoutTotals()
-                .read(Input.ofBytes("t", "a;b 1\na 2\n".getBytes(StandardCharsets.UTF_8))).profile().tree();
-        assertThat(none.totalsKnown()).isFalse();
-        assertThat(none.total(CallTree.ROOT, 0)).isEqualTo(3);
     }
 
     /** Compares every node's total with a pass over the self counts (children have higher ids). */
