@@ -32,11 +32,6 @@ public final class CallTree {
     private int[][] parentPages = new int[16][];
     private int[][] framePages = new int[16][];
     private long[][][] selfPages;
-    // Inclusive totals per weight column, kept only by trees made withTotals (a reader of sorted stacks
-    // sums them as it closes nodes, on its own core); otherwise computed on the first total() call.
-    // Any change of a self count makes them unknown again.
-    private long[][][] totalPages;
-    private boolean totalsKnown;
     // Children as linked lists: the first child, and each node's next sibling; 0 ends a list (the root
     // is nobody's child). The count saturates at INDEXED, from where lookups go through the table.
     private int[][] firstChildPages = new int[16][];
@@ -62,20 +57,6 @@ public final class CallTree {
         this.selfPages = new long[weights][16][];
         size = 0;
         append(-1, -1);
-    }
-
-    /**
-     * A tree with a column of totals that its builder fills with {@link #addTotal} and then declares
-     * complete with {@link #totalsComplete}: a reader of sorted stacks knows a node's total when the
-     * next stack leaves it, so no pass over the tree is needed afterwards.
-     */
-    public static CallTree withTotals(int weights) {
-        CallTree t = new CallTree(weights);
-        t.totalPages = new long[weights][t.parentPages.length][];
-        for (int c = 0; c < weights; c++) {
-            t.totalPages[c][0] = new long[t.parentPages[0].length];
-        }
-        return t;
     }
 
     public int weights() {
@@ -113,70 +94,13 @@ public final class CallTree {
     }
 
     public void addSelf(int node, int column, long count) {
-        totalsKnown = false;
         long[] page = selfPages[column][node >>> PAGE_BITS];
         int i = node & PAGE_MASK;
         page[i] = Math.addExact(page[i], count);
     }
 
     public void setSelf(int node, int column, long count) {
-        totalsKnown = false;
         selfPages[column][node >>> PAGE_BITS][node & PAGE_MASK] = count;
-    }
-
-    /** Adds to a node's total (a tree made {@link #withTotals}); overflow is an ArithmeticException. */
-    public void addTotal(int node, int column, long count) {
-        long[] page = totalPages[column][node >>> PAGE_BITS];
-        int i = node & PAGE_MASK;
-        page[i] = Math.addExact(page[i], count);
-    }
-
-    /** Declares the totals added with {@link #addTotal} to be every node's self plus its descendants'. */
-    public void totalsComplete() {
-        if (totalPages == null) {
-            throw new IllegalStateException("not a tree withTotals");
-        }
-        totalsKnown = true;
-    }
-
-    /** Whether {@link #total} answers without a pass over the tree (its builder kept the totals, or one was made). */
-    public boolean totalsKnown() {
-        return totalsKnown;
-    }
-
-    /**
-     * Total (inclusive) count of a node in a column: its self plus all descendants'. Known from the
-     * builder or computed once for all nodes (one pass) and kept until a self count changes.
-     */
-    public long total(int node, int column) {
-        if (!totalsKnown) {
-            computeTotals();
-        }
-        return totalPages[column][node >>> PAGE_BITS][node & PAGE_MASK];
-    }
-
-    private void computeTotals() {
-        if (totalPages == null) {
-            totalPages = new long[weights][][];
-        }
-        for (int c = 0; c < weights; c++) {
-            long[][] total = new long[parentPages.length][];
-            for (int p = 0; p < parentPages.length && parentPages[p] != null; p++) {
-                total[p] = new long[parentPages[p].length];
-            }
-            for (int n = size - 1; n > 0; n--) {
-                long[] page = total[n >>> PAGE_BITS];
-                int i = n & PAGE_MASK;
-                long t = Math.addExact(page[i], self(n, c));
-                page[i] = t;
-                int p = parent(n);
-                long[] pp = total[p >>> PAGE_BITS];
-                pp[p & PAGE_MASK] = Math.addExact(pp[p & PAGE_MASK], t);
-            }
-            total[0][0] = Math.addExact(total[0][0], self(0, c));
-            totalPages[c] = total;
-        }
-        totalsKnown = true;
     }
 
     private static int hash(int parent, int frame) {
@@ -290,16 +214,6 @@ public final class CallTree {
         int theirFirstRoot = other.firstChild(ROOT);
         int theirRootCount = other.childCount(ROOT);
         int newSize = Math.addExact(size, other.size - 1);
-        boolean totals = totalsKnown && other.totalsKnown;
-        long[] theirRootTotal = new long[weights];
-        if (totals) {
-            for (int c = 0; c < weights; c++) {
-                theirRootTotal[c] = other.total(ROOT, c);
-            }
-        } else {
-            totalPages = null; // the copy keeps no totals: they are computed when asked for
-            totalsKnown = false;
-        }
         reserve(newSize);
         // Halves that end at a page of other's, so each copier drops only the pages it read.
         int pages = (other.size - 1) >>> PAGE_BITS;
@@ -320,11 +234,6 @@ public final class CallTree {
             }
         }
         size = newSize;
-        if (totals) {
-            for (int c = 0; c < weights; c++) {
-                addTotal(ROOT, c, theirRootTotal[c]);
-            }
-        }
         if (theirFirstRoot != 0) {
             firstChildPages[0][ROOT] = theirFirstRoot + offset;
             int count = Math.min(INDEXED, ourRootCount + theirRootCount);
@@ -372,9 +281,6 @@ public final class CallTree {
             System.arraycopy(other.childCountPages[n >>> PAGE_BITS], si, childCountPages[dp], di, len);
             for (int c = 0; c < weights; c++) {
                 System.arraycopy(other.selfPages[c][n >>> PAGE_BITS], si, selfPages[c][dp], di, len);
-                if (totalPages != null) {
-                    System.arraycopy(other.totalPages[c][n >>> PAGE_BITS], si, totalPages[c][dp], di, len);
-                }
             }
             n += len;
             if ((n & PAGE_MASK) == 0 || n == to) {
@@ -420,8 +326,6 @@ public final class CallTree {
             dropPage(p);
         }
         size = 0;
-        totalPages = null;
-        totalsKnown = false;
         append(-1, -1); // an empty tree is left, not dropped pages
         return dst;
     }
@@ -441,9 +345,6 @@ public final class CallTree {
         childCountPages[p] = null;
         for (int c = 0; c < weights; c++) {
             selfPages[c][p] = null;
-            if (totalPages != null) {
-                totalPages[c][p] = null;
-            }
         }
     }
 
@@ -462,9 +363,6 @@ public final class CallTree {
             childCountPages = Arrays.copyOf(childCountPages, cap);
             for (int c = 0; c < weights; c++) {
                 selfPages[c] = Arrays.copyOf(selfPages[c], cap);
-                if (totalPages != null) {
-                    totalPages[c] = Arrays.copyOf(totalPages[c], cap);
-                }
             }
         }
         int page0 = lastPage == 0 ? newSize : PAGE;
@@ -477,9 +375,6 @@ public final class CallTree {
             childCountPages[0] = Arrays.copyOf(childCountPages[0], len);
             for (int c = 0; c < weights; c++) {
                 selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
-                if (totalPages != null) {
-                    totalPages[c][0] = Arrays.copyOf(totalPages[c][0], len);
-                }
             }
         }
     }
@@ -494,9 +389,6 @@ public final class CallTree {
             childCountPages[p] = new byte[PAGE];
             for (int c = 0; c < weights; c++) {
                 selfPages[c][p] = new long[PAGE];
-                if (totalPages != null) {
-                    totalPages[c][p] = new long[PAGE];
-                }
             }
         }
     }
@@ -514,9 +406,6 @@ public final class CallTree {
                 childCountPages = Arrays.copyOf(childCountPages, cap);
                 for (int c = 0; c < weights; c++) {
                     selfPages[c] = Arrays.copyOf(selfPages[c], cap);
-                    if (totalPages != null) {
-                        totalPages[c] = Arrays.copyOf(totalPages[c], cap);
-                    }
                 }
             }
             // The first page starts small: most profiles are far below a million nodes.
@@ -528,9 +417,6 @@ public final class CallTree {
             childCountPages[p] = new byte[len];
             for (int c = 0; c < weights; c++) {
                 selfPages[c][p] = new long[len];
-                if (totalPages != null) {
-                    totalPages[c][p] = new long[len];
-                }
             }
         } else if (p == 0 && n == parentPages[0].length) {
             int len = Math.min(PAGE, n * 4);
@@ -541,9 +427,6 @@ public final class CallTree {
             childCountPages[0] = Arrays.copyOf(childCountPages[0], len);
             for (int c = 0; c < weights; c++) {
                 selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
-                if (totalPages != null) {
-                    totalPages[c][0] = Arrays.copyOf(totalPages[c][0], len);
-                }
             }
         }
         parentPages[p][n & PAGE_MASK] = parent;
@@ -575,9 +458,6 @@ public final class CallTree {
 
     /** Sum of self counts of a column over the whole tree. */
     public long totalSamples(int column) {
-        if (totalsKnown) {
-            return total(ROOT, column);
-        }
         long sum = 0;
         for (int n = 0; n < size; n++) {
             sum = Math.addExact(sum, self(n, column));
@@ -592,13 +472,6 @@ public final class CallTree {
     /** Total (inclusive) counts of a column for every node: self plus all descendants. */
     public long[] totals(int column) {
         long[] total = new long[size];
-        if (totalsKnown) {
-            for (int p = 0; (long) p << PAGE_BITS < size; p++) {
-                int from = p << PAGE_BITS;
-                System.arraycopy(totalPages[column][p], 0, total, from, Math.min(size - from, PAGE));
-            }
-            return total;
-        }
         for (int n = size - 1; n > 0; n--) {
             total[n] = Math.addExact(total[n], self(n, column));
             int p = parent(n);

@@ -194,53 +194,6 @@ class CallTreeTest {
         assertThat(roots).isEqualTo(aRoots + 12);
     }
 
-    @Test
-    void totalsAreComputedOnceAndForgottenWhenASelfCountChanges() {
-        CallTree t = new CallTree();
-        int a = t.child(CallTree.ROOT, 1);
-        int b = t.child(a, 2);
-        t.addSelf(b, 3);
-        t.addSelf(a, 1);
-        assertThat(t.totalsKnown()).isFalse();
-        assertThat(t.total(a, 0)).isEqualTo(4);
-        assertThat(t.totalsKnown()).isTrue();
-        int c = t.child(a, 3); // a new node has no count: the totals still hold
-        assertThat(t.total(c, 0)).isZero();
-        t.addSelf(c, 5);
-        assertThat(t.totalsKnown()).isFalse();
-        assertThat(t.total(CallTree.ROOT, 0)).isEqualTo(9);
-        assertThat(t.totals(0)).containsExactly(9, 9, 3, 5);
-        assertThat(t.totalSamples()).isEqualTo(9);
-    }
-
-    @Test
-    void totalsKeptByTheBuilderSurviveADisjointAppend() {
-        CallTree a = CallTree.withTotals(1);
-        int x = a.newChild(CallTree.ROOT, 1);
-        a.addSelf(x, 2);
-        a.addTotal(x, 0, 2);
-        a.addTotal(CallTree.ROOT, 0, 2);
-        a.totalsComplete();
-        CallTree b = CallTree.withTotals(1);
-        int y = b.newChild(CallTree.ROOT, 5);
-        int z = b.newChild(y, 6);
-        b.addSelf(z, 7);
-        b.addTotal(z, 0, 7);
-        b.addTotal(y, 0, 7);
-        b.addTotal(CallTree.ROOT, 0, 7);
-        b.totalsComplete();
-        int offset = a.appendDisjoint(b, new int[] {0, 1, 2, 3, 4, 5, 6});
-        assertThat(a.totalsKnown()).isTrue();
-        assertThat(a.total(CallTree.ROOT, 0)).isEqualTo(9);
-        assertThat(a.total(y + offset, 0)).isEqualTo(7);
-        assertThat(a.total(x, 0)).isEqualTo(2);
-        CallTree plain = new CallTree();
-        plain.addSelf(plain.child(CallTree.ROOT, 9), 1);
-        a.appendDisjoint(plain, new int[10]);
-        assertThat(a.totalsKnown()).isFalse(); // plain kept none: they are computed when asked for
-        assertThat(a.total(CallTree.ROOT, 0)).isEqualTo(10);
-    }
-
     /** Depth-first (name path, self) of every node, in sibling-list order. */
     private static List<String> walk(CallTree t) {
         List<String> out = new ArrayList<>();

@@ -306,12 +306,6 @@ public final class FoldedReader {
         private int prevDepth;
         private int[] prevEnds = new int[256];
         private int[] prevNodes = new int[257];
-        // Totals: what the records below each depth's node of the previous stack have added since it was
-        // entered. When a stack leaves a node, the node's total grows by that and so does its parent's
-        // open sum: each node is closed once per run of lines through it (once in sorted input), and
-        // the sums are right in any order.
-        private long[][] open;
-        private boolean totalsLost; // a total passed 2^63-1: the layout's own pass reports it
 
         Worker(Input in, long from, long to, Mode mode, boolean lenient,
                java.util.function.LongConsumer progress) {
@@ -321,8 +315,7 @@ public final class FoldedReader {
             this.mode = mode;
             this.lenient = lenient;
             this.progress = progress;
-            this.tree = CallTree.withTotals(mode == Mode.DIFFERENTIAL ? 2 : 1);
-            this.open = new long[tree.weights()][prevNodes.length];
+            this.tree = new CallTree(mode == Mode.DIFFERENTIAL ? 2 : 1);
         }
 
         boolean hasRecord(int node) {
@@ -374,35 +367,6 @@ public final class FoldedReader {
             }
             if (stop != null && error == null) {
                 fail(lines + 1, stop.reason());
-            }
-            if (error == null) {
-                closeBelow(0);
-                for (int c = 0; c < open.length; c++) {
-                    tree.addTotal(CallTree.ROOT, c, open[c][0]);
-                }
-                if (!totalsLost) {
-                    tree.totalsComplete();
-                }
-            }
-        }
-
-        /** Closes the previous stack's nodes deeper than {@code depth}: their open sums become totals. */
-        private void closeBelow(int depth) {
-            for (int c = 0; c < open.length; c++) {
-                long[] sums = open[c];
-                try {
-                    for (int d = prevDepth; d > depth; d--) {
-                        long t = sums[d];
-                        if (t != 0) {
-                            tree.addTotal(prevNodes[d], c, t);
-                            sums[d - 1] = Math.addExact(sums[d - 1], t);
-                            sums[d] = 0;
-                        }
-                    }
-                } catch (ArithmeticException overflow) {
-                    totalsLost = true;
-                    Arrays.fill(sums, 0);
-                }
             }
         }
 
@@ -502,10 +466,6 @@ public final class FoldedReader {
                 if (mode == Mode.DIFFERENTIAL) {
                     tree.addSelf(node, 1, count2);
                 }
-                addOpen(0, count);
-                if (mode == Mode.DIFFERENTIAL) {
-                    addOpen(1, count2);
-                }
             } catch (ArithmeticException overflow) {
                 fail(lines, "the counts of this stack add up to more than 2^63-1");
                 return false;
@@ -513,15 +473,6 @@ public final class FoldedReader {
             markRecord(node);
             records++;
             return true;
-        }
-
-        private void addOpen(int column, long count) {
-            long[] sums = open[column];
-            try {
-                sums[prevDepth] = Math.addExact(sums[prevDepth], count);
-            } catch (ArithmeticException overflow) {
-                totalsLost = true;
-            }
         }
 
         /** The count in b[s, e): truncated where fractional (and counted), or {@link FoldedSyntax#TOO_LARGE}. */
@@ -548,7 +499,6 @@ public final class FoldedReader {
             if (k < prevDepth && prevEnds[k] == m && (m == len || b[s + m] == ';')) {
                 k++;
             }
-            closeBelow(k);
             int node = prevNodes[k];
             int depth = k;
             int createdFrom = tree.size(); // nodes from here on are new: they have no children yet
@@ -579,9 +529,6 @@ public final class FoldedReader {
                     if (depth == prevEnds.length) {
                         prevEnds = Arrays.copyOf(prevEnds, depth * 2);
                         prevNodes = Arrays.copyOf(prevNodes, depth * 2 + 1);
-                        for (int c = 0; c < open.length; c++) {
-                            open[c] = Arrays.copyOf(open[c], prevNodes.length);
-                        }
                     }
                     prevEnds[depth] = j - s;
                     prevNodes[depth + 1] = node;

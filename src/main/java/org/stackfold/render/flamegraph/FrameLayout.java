@@ -9,8 +9,8 @@ import org.stackfold.model.FrameTable;
  * samples, and for differential profiles its self delta and "before" total. Columns are primitive
  * arrays indexed by draw position; nothing is allocated per tree node.
  *
- * <p>Layout of a merged profile (flame graph): the tree's totals (kept by its reader, or computed in
- * one pass); a node is visible when its total reaches the minimum width (children are never wider than their parent, so
+ * <p>Layout of a merged profile (flame graph): the tree's totals are computed in one pass; a node is
+ * visible when its total reaches the minimum width (children are never wider than their parent, so
  * the visible set is closed towards the root and pruning costs no walk of the invisible part). Only
  * the children of visible nodes are ordered: by name as flamegraph.pl's sorted lines order them
  * (self samples first, then children, a name ending where the line has its ';'), or by weight. A
@@ -73,8 +73,8 @@ final class FrameLayout {
         boolean diff = tree.isDifferential();
         int col = diff ? 1 : 0;
         int size = tree.size();
-        // Totals come with the tree where its reader summed them; otherwise one pass computes them here.
-        long samples = tree.total(CallTree.ROOT, col);
+        long[] total = tree.totals(col);
+        long samples = total[0];
         long timeMax = timeMax(o, samples, warn);
         double threshold = threshold(o, Math.max(1, timeMax));
         long maxDelta = 1;
@@ -99,7 +99,7 @@ final class FrameLayout {
                     cand = Arrays.copyOf(cand, candidates * 2);
                 }
                 cand[candidates++] = n;
-                if (tree.total(n, col) >= threshold) {
+                if (total[n] >= threshold) {
                     vis[n] = ++visible;
                 }
             }
@@ -117,7 +117,7 @@ final class FrameLayout {
                 if (pa != pb) {
                     return Integer.compare(pa, pb);
                 }
-                int c = Long.compare(tree.total(b, col), tree.total(a, col));
+                int c = Long.compare(total[b], total[a]);
                 return c != 0 ? c : Integer.compare(nameRank[tree.frame(a)], nameRank[tree.frame(b)]);
             });
             for (int i = 0; i < candidates; i++) {
@@ -165,9 +165,10 @@ final class FrameLayout {
                     }
                     lastChild[pv] = cv;
                 }
-                offset += tree.total(c, col);
+                offset += total[c];
             }
         }
+        long[] before = diff ? tree.totals(0) : null;
         // Preorder walk of visible nodes.
         FrameLayout l = new FrameLayout(visible, diff);
         l.samples = samples;
@@ -192,11 +193,11 @@ final class FrameLayout {
             drawOfVis[v] = idx;
             l.frame[idx] = n == 0 ? -1 : tree.frame(n);
             l.depth[idx] = d;
-            l.width[idx] = n == 0 ? timeMax : tree.total(n, col);
+            l.width[idx] = n == 0 ? timeMax : total[n];
             l.start[idx] = startByVis[v];
             if (diff) {
                 l.delta[idx] = n == 0 ? 0 : tree.self(n, 1) - tree.self(n, 0);
-                l.before[idx] = tree.total(n, 0);
+                l.before[idx] = before[n];
             }
             if (chain && n != 0) {
                 int pv = v == 0 ? -1 : vis[tree.parent(n)] - 1;

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
-import org.stackfold.model.CallTree;
 import org.stackfold.testing.Folded;
 
 /** One test per reading rule of docs/formats/folded.md. */
@@ -269,43 +268,6 @@ class FoldedReaderTest {
     }
 
     @Test
-    void totalsAreKeptWhileReadingSortedOrNot() {
-        // Sorted, unsorted (a node left and entered again), a stack that is a prefix of the one
-        // before, repeated stacks, and a differential profile.
-        for (String text : List.of("a;b;c 2\na;b 3\na;b;d 1\na 4\nb;c 5\n",
-                "a;b 1\nc;d 2\na;b;e 3\nc 4\na 5\na;b 6\n",
-                "x;y;z 1\nx;y;z 2\nx 7\n")) {
-            CallTree t = Folded.read(text).profile().tree();
-            assertThat(t.totalsKnown()).as(text).isTrue();
-            assertTotalsAreSelfPlusDescendants(t);
-        }
-        CallTree diff = Folded.read("a;b 1 2\na;c 3 4\nd 5 6\n".getBytes(StandardCharsets.UTF_8),
-                FoldedReader.Mode.DIFFERENTIAL, false, 1, new ArrayList<>()).profile().tree();
-        assertThat(diff.totalsKnown()).isTrue();
-        assertTotalsAreSelfPlusDescendants(diff);
-        assertThat(diff.total(CallTree.ROOT, 0)).isEqualTo(9);
-        assertThat(diff.total(CallTree.ROOT, 1)).isEqualTo(12);
-    }
-
-    /** Compares every node's total with a pass over the self counts (children have higher ids). */
-    static void assertTotalsAreSelfPlusDescendants(CallTree t) {
-        for (int c = 0; c < t.weights(); c++) {
-            long[] expected = new long[t.size()];
-            for (int n = t.size() - 1; n >= 0; n--) {
-                expected[n] += t.self(n, c);
-                if (n > 0) {
-                    expected[t.parent(n)] += expected[n];
-                }
-            }
-            for (int n = 0; n < t.size(); n++) {
-                if (t.total(n, c) != expected[n]) {
-                    assertThat(t.total(n, c)).as("node %d column %d", n, c).isEqualTo(expected[n]);
-                }
-            }
-        }
-    }
-
-    @Test
     void parallelRangesGiveTheSameProfileAndLineNumbers() {
         StringBuilder sb = new StringBuilder();
         java.util.SplittableRandom r = new java.util.SplittableRandom(3);
@@ -320,7 +282,6 @@ class FoldedReaderTest {
         assertThat(Folded.counts(two.profile())).isEqualTo(Folded.counts(one.profile()));
         assertThat(two.stats().distinctStacks()).isEqualTo(one.stats().distinctStacks());
         assertThat(two.stats().lines()).isEqualTo(400_000);
-        assertTotalsAreSelfPlusDescendants(two.profile().tree()); // merged node by node: computed
         // An error in the second half still names its line in the whole file.
         byte[] bad = Arrays.copyOf(data, data.length + 4);
         System.arraycopy("bad\n".getBytes(StandardCharsets.UTF_8), 0, bad, data.length, 4);
@@ -354,8 +315,6 @@ class FoldedReaderTest {
         assertThat(Folded.write(two.profile())).isEqualTo(Folded.write(one.profile()));
         assertThat(two.stats()).isEqualTo(one.stats());
         assertThat(two.profile().tree().size()).isEqualTo(one.profile().tree().size());
-        assertThat(two.profile().tree().totalsKnown()).isTrue(); // summed by each reader, appended
-        assertTotalsAreSelfPlusDescendants(two.profile().tree());
     }
     @Test
     void cutsMoveToTheNearestRootChangeEitherWay() {
