@@ -80,12 +80,13 @@ final class InfoCommand implements Callable<Integer> {
             row(out, "samples (before)", p.tree().totalSamples(0));
             row(out, "samples (after)", p.tree().totalSamples(1));
         } else {
-            Units u = Units.of(p.valueTypes().getFirst(), p.tree().totalSamples());
+            long total = p.tree().totalSamples(); // once: a pass over every node
+            Units u = Units.of(p.valueTypes().getFirst(), total);
             if (u.isSamples()) {
-                row(out, "total samples", p.tree().totalSamples());
+                row(out, "total samples", total);
             } else { // a Go CPU profile's nanoseconds or JFR's bytes are not samples
-                out.printf(Locale.ROOT, "%-18s %s (%d %s)%n", "total", u.amount(p.tree().totalSamples()),
-                        p.tree().totalSamples(), p.valueTypes().getFirst().unit());
+                out.printf(Locale.ROOT, "%-18s %s (%d %s)%n", "total", u.amount(total),
+                        total, p.valueTypes().getFirst().unit());
             }
         }
         row(out, "distinct frames", p.frames().names().size());

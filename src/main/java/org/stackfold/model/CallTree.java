@@ -1,6 +1,7 @@
 package org.stackfold.model;
 
 import java.util.Arrays;
+import java.util.stream.IntStream;
 
 /**
  * The call tree of a profile as primitive columns: node {@code n} has a {@link #parent}, a
@@ -198,7 +199,8 @@ public final class CallTree {
      * {@code frameMap}, where none of other's root frames is a root frame here (so no node is
      * shared: a parallel reader cut its input where the root frame changes). Node {@code n} of
      * other becomes {@code n + offset}, the offset returned; sibling lists keep other's order and
-     * other's root frames come first, as a node-by-node merge would leave them. One pass, no lookups.
+     * other's root frames come first, as a node-by-node merge would leave them. One pass, no lookups,
+     * split over two cores where other is large (the readers are done by then, so both are free).
      * Other is consumed: each of its pages is dropped once copied (so the two trees are not held
      * twice at the peak), and it must not be used afterwards.
      */
@@ -213,12 +215,48 @@ public final class CallTree {
         int theirRootCount = other.childCount(ROOT);
         int newSize = Math.addExact(size, other.size - 1);
         reserve(newSize);
+        // Halves that end at a page of other's, so each copier drops only the pages it read.
+        int pages = (other.size - 1) >>> PAGE_BITS;
+        int cut = Math.max(1, (pages + 1) / 2 << PAGE_BITS);
+        if (pages >= 2 && Runtime.getRuntime().availableProcessors() > 1) {
+            IntStream.of(1, cut).parallel().forEach(from ->
+                    copyRun(other, frameMap, offset, ourFirstRoot, from, from == 1 ? cut : other.size));
+        } else {
+            copyRun(other, frameMap, offset, ourFirstRoot, 1, other.size);
+        }
+        // Children that other found through its table are entered in this one under their new ids
+        // (after the copy: the table is not shared between copiers).
+        for (int id = offset + 1; id < newSize; id++) {
+            if (childCount(id) >= INDEXED) {
+                for (int c = firstChild(id); c != 0; c = nextSibling(c)) {
+                    index(id, frame(c), c);
+                }
+            }
+        }
+        size = newSize;
+        if (theirFirstRoot != 0) {
+            firstChildPages[0][ROOT] = theirFirstRoot + offset;
+            int count = Math.min(INDEXED, ourRootCount + theirRootCount);
+            childCountPages[0][ROOT] = (byte) count;
+            if (count == INDEXED) {
+                // Index what is not yet: their root frames, and ours if we had fewer than INDEXED.
+                int stop = ourRootCount >= INDEXED ? ourFirstRoot : 0;
+                for (int c = firstChild(ROOT); c != stop; c = nextSibling(c)) {
+                    index(ROOT, frame(c), c);
+                }
+            }
+        }
+        return offset;
+    }
+
+    /** Copies other's nodes [from, to) to ids shifted by offset, column by column, dropping other's pages as it goes. */
+    private void copyRun(CallTree other, int[] frameMap, int offset, int ourFirstRoot, int from, int to) {
         // Column by column over runs that stay within one page of each tree: plain array loops.
-        for (int n = 1; n < other.size; ) {
+        for (int n = from; n < to; ) {
             int id = n + offset;
             int si = n & PAGE_MASK;
             int di = id & PAGE_MASK;
-            int len = Math.min(other.size - n, Math.min(PAGE - si, PAGE - di));
+            int len = Math.min(to - n, Math.min(PAGE - si, PAGE - di));
             int[] sParent = other.parentPages[n >>> PAGE_BITS];
             int[] sFrame = other.framePages[n >>> PAGE_BITS];
             int[] sFirst = other.firstChildPages[n >>> PAGE_BITS];
@@ -240,38 +278,15 @@ public final class CallTree {
                 int ns = sNext[si + j];
                 dNext[di + j] = ns != 0 ? ns + offset : p == ROOT ? ourFirstRoot : 0;
             }
-            byte[] sCount = other.childCountPages[n >>> PAGE_BITS];
-            System.arraycopy(sCount, si, childCountPages[dp], di, len);
-            for (int j = 0; j < len; j++) {
-                if (sCount[si + j] >= INDEXED) {
-                    // Children that other found through its table are entered in this one under their new ids.
-                    for (int c = other.firstChild(n + j); c != 0; c = other.nextSibling(c)) {
-                        index(id + j, frameMap[other.frame(c)], c + offset);
-                    }
-                }
-            }
+            System.arraycopy(other.childCountPages[n >>> PAGE_BITS], si, childCountPages[dp], di, len);
             for (int c = 0; c < weights; c++) {
                 System.arraycopy(other.selfPages[c][n >>> PAGE_BITS], si, selfPages[c][dp], di, len);
             }
             n += len;
-            if ((n & PAGE_MASK) == 0 || n == other.size) {
+            if ((n & PAGE_MASK) == 0 || n == to) {
                 other.dropPage((n - 1) >>> PAGE_BITS);
             }
         }
-        size = newSize;
-        if (theirFirstRoot != 0) {
-            firstChildPages[0][ROOT] = theirFirstRoot + offset;
-            int count = Math.min(INDEXED, ourRootCount + theirRootCount);
-            childCountPages[0][ROOT] = (byte) count;
-            if (count == INDEXED) {
-                // Index what is not yet: their root frames, and ours if we had fewer than INDEXED.
-                int stop = ourRootCount >= INDEXED ? ourFirstRoot : 0;
-                for (int c = firstChild(ROOT); c != stop; c = nextSibling(c)) {
-                    index(ROOT, frame(c), c);
-                }
-            }
-        }
-        return offset;
     }
 
     /** The node for a whole stack of frame ids, root first, created if absent. */
@@ -364,8 +379,8 @@ public final class CallTree {
         }
     }
 
-    /** Allocates page {@code p} (past the first) if it is not yet. */
-    private void ensurePage(int p) {
+    /** Allocates page {@code p} (past the first) if it is not yet; two copiers may share a page. */
+    private synchronized void ensurePage(int p) {
         if (parentPages[p] == null) {
             parentPages[p] = new int[PAGE];
             framePages[p] = new int[PAGE];

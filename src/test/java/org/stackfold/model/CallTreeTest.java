@@ -148,6 +148,52 @@ class CallTreeTest {
         assertThat(a.find(CallTree.ROOT, 999)).isEqualTo(-1);
     }
 
+    @Test
+    void appendDisjointOverSeveralPagesCopiesEveryColumnAndIndexesLargeFamilies() {
+        // Over 2^21 nodes: the copy is split between two threads at a page of b's, and a's size
+        // puts b's pages across a's page boundaries.
+        SplittableRandom r = new SplittableRandom(5);
+        CallTree a = randomTree(r, 0, 700_000);
+        CallTree b = randomTree(r, 100, 3_300_000);
+        int[] frameMap = new int[200];
+        for (int f = 0; f < frameMap.length; f++) {
+            frameMap[f] = f + 1000;
+        }
+        int nb = b.size();
+        int[] parent = new int[nb], frame = new int[nb], first = new int[nb], next = new int[nb];
+        long[] self = new long[nb];
+        for (int n = 1; n < nb; n++) {
+            parent[n] = b.parent(n);
+            frame[n] = b.frame(n);
+            first[n] = b.firstChild(n);
+            next[n] = b.nextSibling(n);
+            self[n] = b.self(n);
+        }
+        int aRoots = 0;
+        for (int c = a.firstChild(CallTree.ROOT); c != 0; c = a.nextSibling(c)) {
+            aRoots++;
+        }
+        int offset = a.appendDisjoint(b, frameMap);
+        for (int n = 1; n < nb; n++) {
+            int m = n + offset;
+            assertThat(a.parent(m)).isEqualTo(parent[n] == 0 ? 0 : parent[n] + offset);
+            assertThat(a.frame(m)).isEqualTo(frameMap[frame[n]]);
+            assertThat(a.self(m)).isEqualTo(self[n]);
+            assertThat(a.firstChild(m)).isEqualTo(first[n] == 0 ? 0 : first[n] + offset);
+            if (parent[n] != 0) {
+                assertThat(a.nextSibling(m)).isEqualTo(next[n] == 0 ? 0 : next[n] + offset);
+            }
+        }
+        for (int n = 1; n < a.size(); n++) {
+            assertThat(a.find(a.parent(n), a.frame(n))).isEqualTo(n);
+        }
+        int roots = 0;
+        for (int c = a.firstChild(CallTree.ROOT); c != 0; c = a.nextSibling(c)) {
+            roots++;
+        }
+        assertThat(roots).isEqualTo(aRoots + 12);
+    }
+
     /** Depth-first (name path, self) of every node, in sibling-list order. */
     private static List<String> walk(CallTree t) {
         List<String> out = new ArrayList<>();
@@ -158,13 +204,13 @@ class CallTreeTest {
     /** A tree whose root frames are firstRoot..firstRoot+11 and deeper frames 0..199, some nodes with many children. */
     private static CallTree randomTree(SplittableRandom r, int firstRoot, int nodes) {
         CallTree t = new CallTree();
-        List<Integer> made = new ArrayList<>();
+        int[] made = new int[nodes];
         for (int i = 0; i < nodes; i++) {
-            int n = made.isEmpty() || r.nextInt(10) == 0
+            int n = i == 0 || r.nextInt(10) == 0
                     ? t.child(CallTree.ROOT, firstRoot + r.nextInt(12))
-                    : t.child(made.get(r.nextInt(made.size())), r.nextInt(200));
+                    : t.child(made[r.nextInt(i)], r.nextInt(200));
             t.addSelf(n, r.nextInt(5));
-            made.add(n);
+            made[i] = n;
         }
         return t;
     }

@@ -244,12 +244,7 @@ public final class FoldedReader {
         CallTree tb = b.tree;
         if (sharesNoRoot(ta, tb, frameMap)) {
             int offset = ta.appendDisjoint(tb, frameMap);
-            long[] bits = b.recordBits;
-            for (int w = 0; w < bits.length; w++) {
-                for (long x = bits[w]; x != 0; x &= x - 1) {
-                    a.markRecord((w << 6) + Long.numberOfTrailingZeros(x) + offset);
-                }
-            }
+            a.markRecords(b.recordBits, offset);
             return;
         }
         int weights = ta.weights();
@@ -326,6 +321,32 @@ public final class FoldedReader {
         boolean hasRecord(int node) {
             int w = node >>> 6;
             return w < recordBits.length && (recordBits[w] & (1L << node)) != 0;
+        }
+
+        /** Marks node {@code n + offset} for every node n marked in {@code bits}: a word at a time. */
+        void markRecords(long[] bits, int offset) {
+            int used = bits.length;
+            while (used > 0 && bits[used - 1] == 0) {
+                used--;
+            }
+            if (used == 0) {
+                return;
+            }
+            int lastWord = (int) ((((long) used << 6) + offset) >>> 6) + 1;
+            if (lastWord >= recordBits.length) {
+                recordBits = Arrays.copyOf(recordBits, Math.max(lastWord + 1, recordBits.length * 2));
+            }
+            int shift = offset & 63;
+            for (int w = 0; w < used; w++) {
+                long x = bits[w];
+                if (x != 0) {
+                    int to = (int) ((((long) w << 6) + offset) >>> 6);
+                    recordBits[to] |= x << shift;
+                    if (shift != 0) {
+                        recordBits[to + 1] |= x >>> (64 - shift);
+                    }
+                }
+            }
         }
 
         void markRecord(int node) {

@@ -1,6 +1,7 @@
 package org.stackfold.render.flamegraph;
 
 import java.util.Arrays;
+import java.util.function.IntUnaryOperator;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 
@@ -87,23 +88,34 @@ final class FrameLayout {
             }
         }
         // Visible nodes, numbered in id order (so parents before children), and in the same pass the
-        // children of visible nodes (visible or not: pruned siblings still take their width).
-        int[] vis = new int[size]; // visible index + 1, 0 = pruned
+        // children of visible nodes (visible or not: pruned siblings still take their width). A bit a
+        // node marks the visible ones (an int a node would be 78 MB on a 20M-node tree, for some
+        // thousands drawn); their numbers are their places in the id-ordered list of them.
+        long[] visibleBits = new long[(size + 63) >>> 6];
+        int[] visibleNodes = new int[1024];
         int visible = 1;
-        vis[0] = 1;
+        visibleBits[0] = 1;
         int candidates = 0;
         int[] cand = new int[1024];
         for (int n = 1; n < size; n++) {
-            if (vis[tree.parent(n)] != 0) {
+            int p = tree.parent(n);
+            if ((visibleBits[p >>> 6] & (1L << p)) != 0) {
                 if (candidates == cand.length) {
                     cand = Arrays.copyOf(cand, candidates * 2);
                 }
                 cand[candidates++] = n;
                 if (total[n] >= threshold) {
-                    vis[n] = ++visible;
+                    visibleBits[n >>> 6] |= 1L << n;
+                    if (visible == visibleNodes.length) {
+                        visibleNodes = Arrays.copyOf(visibleNodes, visible * 2);
+                    }
+                    visibleNodes[visible++] = n;
                 }
             }
         }
+        final int[] drawn = Arrays.copyOf(visibleNodes, visible);
+        IntUnaryOperator vis = n -> (visibleBits[n >>> 6] & (1L << n)) == 0 ? 0
+                : Arrays.binarySearch(drawn, n) + 1; // visible index + 1, 0 = pruned
         cand = Arrays.copyOf(cand, candidates);
         int[] rank = o.sortByWeight ? null : nameRanks(tree, frames, cand);
         if (o.sortByWeight) {
@@ -113,7 +125,7 @@ final class FrameLayout {
             }
             int[] nameRank = nameRanks(tree, frames, cand);
             Arrays.sort(boxed, (a, b) -> {
-                int pa = vis[tree.parent(a)], pb = vis[tree.parent(b)];
+                int pa = vis.applyAsInt(tree.parent(a)), pb = vis.applyAsInt(tree.parent(b));
                 if (pa != pb) {
                     return Integer.compare(pa, pb);
                 }
@@ -128,7 +140,7 @@ final class FrameLayout {
             long[] keys = new long[candidates];
             for (int i = 0; i < candidates; i++) {
                 int n = cand[i];
-                keys[i] = ((long) vis[tree.parent(n)] << 32) | (rank[tree.frame(n)] & 0xFFFFFFFFL);
+                keys[i] = ((long) vis.applyAsInt(tree.parent(n)) << 32) | (rank[tree.frame(n)] & 0xFFFFFFFFL);
             }
             int[] idx = sortIndicesByKey(keys);
             int[] sorted = new int[candidates];
@@ -150,11 +162,11 @@ final class FrameLayout {
         int i = 0;
         while (i < candidates) {
             int p = tree.parent(cand[i]);
-            int pv = vis[p] - 1;
+            int pv = vis.applyAsInt(p) - 1;
             long offset = tree.self(p, col); // self samples sit left of the children, as in sorted lines
             for (; i < candidates && tree.parent(cand[i]) == p; i++) {
                 int c = cand[i];
-                int cv = vis[c] - 1;
+                int cv = vis.applyAsInt(c) - 1;
                 if (cv >= 0) {
                     rel[cv] = offset;
                     node[cv] = c;
@@ -200,7 +212,7 @@ final class FrameLayout {
                 l.before[idx] = before[n];
             }
             if (chain && n != 0) {
-                int pv = v == 0 ? -1 : vis[tree.parent(n)] - 1;
+                int pv = v == 0 ? -1 : vis.applyAsInt(tree.parent(n)) - 1;
                 if (pv > 0) {
                     int pidx = drawOfVis[pv];
                     l.waker[idx] = l.waker[pidx] || l.frame[pidx] == sep;
