@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.function.Consumer;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.io.Input;
+import org.stackfold.model.IndexSort;
 import org.stackfold.model.Profile;
 
 /**
@@ -189,43 +190,11 @@ public final class ChromeTracingCollapser implements Collapser {
         return Double.NaN;
     }
 
-    /** A stable merge sort of event indices by start time (traces are mostly in order already). */
-    static void sortByTime(int[] order, double[] ts) {
-        boolean sorted = true;
-        for (int i = 1; i < order.length && sorted; i++) {
-            sorted = ts[order[i - 1]] <= ts[order[i]];
-        }
-        if (sorted) {
-            return;
-        }
-        int[] a = order;
-        int[] b = new int[order.length];
-        for (int width = 1; width < order.length; width *= 2) {
-            for (int lo = 0; lo < order.length; lo += 2 * width) {
-                int mid = Math.min(lo + width, order.length);
-                int hi = Math.min(lo + 2 * width, order.length);
-                int i = lo;
-                int j = mid;
-                for (int k = lo; k < hi; k++) {
-                    b[k] = i < mid && (j >= hi || ts[a[i]] <= ts[a[j]]) ? a[i++] : a[j++];
-                }
-            }
-            int[] t = a;
-            a = b;
-            b = t;
-        }
-        if (a != order) {
-            System.arraycopy(a, 0, order, 0, order.length);
-        }
-    }
-
     /** The Python script's nesting: an event closes when the next one starts at or after its end. */
     private static double[] nest(Events ev, Stacks stacks, double[] weights) {
-        int[] order = new int[ev.size];
-        for (int i = 0; i < ev.size; i++) {
-            order[i] = i;
-        }
-        sortByTime(order, ev.ts); // stable, as Python's sort
+        double[] ts = ev.ts;
+        // Stable, as Python's sort; times are never NaN (such events are skipped), so < and > order them.
+        int[] order = IndexSort.sorted(ev.size, (x, y) -> ts[x] < ts[y] ? -1 : ts[x] > ts[y] ? 1 : 0);
         int[] open = new int[16];
         double[] self = new double[16];
         int depth = 0;

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.stackfold.io.InputException;
+import org.stackfold.model.IndexSort;
 
 /**
  * The DWARF of one ELF file, read once into primitive columns: every row of every {@code .debug_line}

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.stackfold.io.InputException;
 import org.stackfold.model.FrameKind;
+import org.stackfold.model.IndexSort;
 
 /**
  * {@code /proc/kallsyms} parsed on bytes: text symbols (t, T, w, W) sorted by address in primitive

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.stackfold.io.InputException;
+import org.stackfold.model.IndexSort;
 
 /**
  * A perf map ({@code /tmp/perf-PID.map}): lines {@code START SIZE NAME}, hexadecimal with an optional

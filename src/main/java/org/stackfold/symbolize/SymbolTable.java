@@ -1,5 +1,7 @@
 package org.stackfold.symbolize;
 
+import org.stackfold.model.IndexSort;
+
 /**
  * The code symbols of one ELF symbol table ({@code .symtab}, or {@code .dynsym} when the file has
  * none) sorted by address in primitive columns; names stay in the mapped string table until asked.

@@ -248,34 +248,14 @@ public final class JfrReader {
         }
 
         org.stackfold.model.Timeline timeline() {
-            int[] idx = new int[size];
-            for (int i = 0; i < size; i++) {
-                idx[i] = i;
-            }
-            int[] tmp = new int[size];
-            mergeSort(idx, tmp, 0, size);
+            long[] time = this.time; // the events of a thread's buffer are mostly in order already
+            int[] idx = org.stackfold.model.IndexSort.sorted(size, (x, y) -> Long.compare(time[x], time[y]));
             org.stackfold.model.Timeline tl = new org.stackfold.model.Timeline("nanoseconds");
             for (int i : idx) {
                 tl.add(thread[i], 0, time[i], 0, node[i], weight[i]);
             }
             names.forEach(tl::nameThread);
             return tl;
-        }
-
-        private void mergeSort(int[] a, int[] tmp, int from, int to) {
-            if (to - from < 2) {
-                return;
-            }
-            int mid = (from + to) >>> 1;
-            mergeSort(a, tmp, from, mid);
-            mergeSort(a, tmp, mid, to);
-            if (time[a[mid - 1]] <= time[a[mid]]) {
-                return; // already in order: the common case within a thread's buffer
-            }
-            System.arraycopy(a, from, tmp, from, to - from);
-            for (int i = from, l = from, r = mid; i < to; i++) {
-                a[i] = r >= to || (l < mid && time[tmp[l]] <= time[tmp[r]]) ? tmp[l++] : tmp[r++];
-            }
         }
     }
 

@@ -354,12 +354,9 @@ public final class OtlpReader {
         }
 
         Timeline timeline() {
-            int[] order = new int[size];
-            for (int i = 0; i < size; i++) {
-                order[i] = i;
-            }
+            long[] time = this.time;
             // Stable, so equal times keep the file's order; unsigned, as fixed64 nanoseconds are.
-            mergeSort(order, new int[size], 0, size);
+            int[] order = org.stackfold.model.IndexSort.sorted(size, (x, y) -> Long.compareUnsigned(time[x], time[y]));
             long first = size == 0 ? 0 : time[order[0]];
             Timeline tl = new Timeline("nanoseconds");
             for (int i : order) {
@@ -367,25 +364,6 @@ public final class OtlpReader {
             }
             names.forEach(tl::nameThread);
             return tl;
-        }
-
-        /** Sorts {@code a[from, to)} by time, stable, on primitives (no boxed index per observation). */
-        private void mergeSort(int[] a, int[] tmp, int from, int to) {
-            if (to - from < 2) {
-                return;
-            }
-            int mid = (from + to) >>> 1;
-            mergeSort(a, tmp, from, mid);
-            mergeSort(a, tmp, mid, to);
-            if (Long.compareUnsigned(time[a[mid - 1]], time[a[mid]]) <= 0) {
-                return; // already in order: the usual case, as each sample lists its times ascending
-            }
-            System.arraycopy(a, from, tmp, from, to - from);
-            int i = from;
-            int j = mid;
-            for (int k = from; k < to; k++) {
-                a[k] = j >= to || i < mid && Long.compareUnsigned(time[tmp[i]], time[tmp[j]]) <= 0 ? tmp[i++] : tmp[j++];
-            }
         }
     }
 }

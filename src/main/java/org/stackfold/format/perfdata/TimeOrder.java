@@ -1,6 +1,7 @@
 package org.stackfold.format.perfdata;
 
 import java.util.Arrays;
+import org.stackfold.model.IndexSort;
 
 /**
  * The order of a round of queued records: by time (unsigned), file order among equal times. A round
@@ -43,34 +44,8 @@ final class TimeOrder {
         return order;
     }
 
-    /** A stable merge sort of the indexes, for rounds whose times span too much to pack. */
+    /** A stable sort of the indexes, for rounds whose times span too much to pack. */
     private static int[] byComparison(long[] time, int n) {
-        int[] a = new int[n];
-        for (int i = 0; i < n; i++) {
-            a[i] = i;
-        }
-        int[] b = new int[n];
-        for (int width = 1; width < n; width *= 2) {
-            for (int lo = 0; lo < n; lo += 2 * width) {
-                int mid = Math.min(lo + width, n);
-                int hi = Math.min(lo + 2 * width, n);
-                int i = lo;
-                int j = mid;
-                int k = lo;
-                while (i < mid && j < hi) {
-                    b[k++] = Long.compareUnsigned(time[a[j]], time[a[i]]) < 0 ? a[j++] : a[i++];
-                }
-                while (i < mid) {
-                    b[k++] = a[i++];
-                }
-                while (j < hi) {
-                    b[k++] = a[j++];
-                }
-            }
-            int[] t = a;
-            a = b;
-            b = t;
-        }
-        return a;
+        return IndexSort.sorted(n, (x, y) -> Long.compareUnsigned(time[x], time[y]));
     }
 }
