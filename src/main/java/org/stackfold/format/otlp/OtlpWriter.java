@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.stackfold.format.LocationIds;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameKind;
 import org.stackfold.model.FrameTable;
@@ -57,22 +58,9 @@ public final class OtlpWriter {
     private final ProfilesDictionary.Builder dict = ProfilesDictionary.newBuilder();
     private final Map<String, Integer> strings = new HashMap<>();
     private final Map<Long, Integer> functions = new HashMap<>();
-    private final Map<Key, Integer> locations = new HashMap<>();
+    private LocationIds locations;
     private final Map<String, Integer> attributes = new HashMap<>();
-    private int[] singleLocation = new int[1024];
     private int[] stackOfNode;
-
-    private record Key(int[] frames) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(frames, k.frames);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(frames);
-        }
-    }
 
     /** Writes the profile as a binary {@code ProfilesData} message. */
     public static void write(Profile profile, OtlpMeta meta, OutputStream out) throws IOException {
@@ -81,6 +69,7 @@ public final class OtlpWriter {
 
     /** The {@code ProfilesData} message of a profile (what an OTLP export request carries too). */
     public ProfilesData build(Profile profile, OtlpMeta meta) {
+        locations = new LocationIds(group -> location(profile.frames(), group));
         string("");
         dict.addMappingTable(Mapping.getDefaultInstance());
         dict.addLocationTable(Location.getDefaultInstance());
@@ -247,8 +236,8 @@ public final class OtlpWriter {
             while (start > 0 && frames.kind(path[start]) == FrameKind.INLINED) {
                 start--;
             }
-            s.addLocationIndices(end - start == 1 ? location(frames, path[start])
-                    : location(frames, Arrays.copyOfRange(path, start, end)));
+            s.addLocationIndices(end - start == 1 ? locations.of(path[start])
+                    : locations.of(Arrays.copyOfRange(path, start, end)));
             end = start;
         }
         id = dict.getStackTableCount();
@@ -257,44 +246,26 @@ public final class OtlpWriter {
         return id;
     }
 
-    /** The location of a frame with nothing inlined into it: one array read after the first time. */
-    private int location(FrameTable frames, int frame) {
-        if (frame >= singleLocation.length) {
-            singleLocation = Arrays.copyOf(singleLocation, Math.max(frame + 1, singleLocation.length * 2));
-        }
-        int id = singleLocation[frame];
-        if (id == 0) {
-            id = location(frames, new int[] {frame});
-            singleLocation[frame] = id;
-        }
-        return id;
-    }
-
-    /** The location of a caller frame and the frames inlined into it (root first). */
+    /** Adds the location of a caller frame and the frames inlined into it (root first); returns its index. */
     private int location(FrameTable frames, int[] group) {
-        Key key = new Key(group);
-        Integer id = locations.get(key);
-        if (id == null) {
-            Location.Builder loc = Location.newBuilder();
-            for (int i = group.length - 1; i >= 0; i--) {
-                int f = group[i];
-                Line.Builder line = Line.newBuilder().setFunctionIndex(function(frames, f));
-                if (frames.line(f) > 0) {
-                    line.setLine(frames.line(f));
-                }
-                if (frames.column(f) > 0) {
-                    line.setColumn(frames.column(f));
-                }
-                loc.addLines(line);
+        Location.Builder loc = Location.newBuilder();
+        for (int i = group.length - 1; i >= 0; i--) {
+            int f = group[i];
+            Line.Builder line = Line.newBuilder().setFunctionIndex(function(frames, f));
+            if (frames.line(f) > 0) {
+                line.setLine(frames.line(f));
             }
-            String type = frameType(frames.kind(group[0]));
-            if (type != null) {
-                loc.addAttributeIndices(attribute(FRAME_TYPE, type));
+            if (frames.column(f) > 0) {
+                line.setColumn(frames.column(f));
             }
-            id = dict.getLocationTableCount();
-            dict.addLocationTable(loc);
-            locations.put(key, id);
+            loc.addLines(line);
         }
+        String type = frameType(frames.kind(group[0]));
+        if (type != null) {
+            loc.addAttributeIndices(attribute(FRAME_TYPE, type));
+        }
+        int id = dict.getLocationTableCount();
+        dict.addLocationTable(loc);
         return id;
     }
 

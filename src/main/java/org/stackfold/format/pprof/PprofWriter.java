@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
+import org.stackfold.format.LocationIds;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameKind;
 import org.stackfold.model.FrameTable;
@@ -27,29 +28,17 @@ public final class PprofWriter {
     private final Map<String, Integer> strings = new HashMap<>();
     private final ProtoWriter strTable = new ProtoWriter(1 << 12);
     private final Map<Long, Integer> functions = new HashMap<>();
-    private final Map<Key, Integer> locations = new HashMap<>();
+    private LocationIds locations;
     private final ProtoWriter fnOut = new ProtoWriter(1 << 12);
     private final ProtoWriter locOut = new ProtoWriter(1 << 12);
     private final ProtoWriter scratch = new ProtoWriter();
-    private int[] singleLocation = new int[1024];
     private final ProtoWriter scratch2 = new ProtoWriter();
-
-    private record Key(int[] frames) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(frames, k.frames);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(frames);
-        }
-    }
 
     public void write(Profile profile, OutputStream stream) throws IOException {
         GZIPOutputStream gz = new GZIPOutputStream(stream, 1 << 16);
         string("");
         FrameTable frames = profile.frames();
+        locations = new LocationIds(group -> location(frames, group));
         CallTree tree = profile.tree();
         List<Profile.ValueType> types = profile.valueTypes();
         for (int c = 0; c < types.size(); c++) {
@@ -87,8 +76,8 @@ public final class PprofWriter {
                 if (nLoc == locIds.length) {
                     locIds = Arrays.copyOf(locIds, nLoc * 2);
                 }
-                locIds[nLoc++] = end - start == 1 ? location(frames, stack[start])
-                        : location(frames, Arrays.copyOfRange(stack, start, end));
+                locIds[nLoc++] = end - start == 1 ? locations.of(stack[start])
+                        : locations.of(Arrays.copyOfRange(stack, start, end));
                 end = start;
             }
             sample.reset();
@@ -141,44 +130,26 @@ public final class PprofWriter {
         return id;
     }
 
-    /** The location of a frame with nothing inlined into it: one array read after the first time. */
-    private int location(FrameTable frames, int frame) {
-        if (frame >= singleLocation.length) {
-            singleLocation = Arrays.copyOf(singleLocation, Math.max(frame + 1, singleLocation.length * 2));
-        }
-        int id = singleLocation[frame];
-        if (id == 0) {
-            id = location(frames, new int[] {frame});
-            singleLocation[frame] = id;
-        }
-        return id;
-    }
-
-    /** The location of a caller frame followed by its inlined frames (root first). */
+    /** Writes the location of a caller frame followed by its inlined frames (root first); returns its id. */
     private int location(FrameTable frames, int[] group) {
-        Key key = new Key(group);
-        Integer id = locations.get(key);
-        if (id == null) {
-            id = locations.size() + 1;
-            locations.put(key, id);
-            ProtoWriter loc = new ProtoWriter();
-            loc.varint(1, id);
-            for (int i = group.length - 1; i >= 0; i--) {
-                int f = group[i];
-                scratch2.reset();
-                scratch2.varint(1, function(frames, f));
-                int line = frames.line(f);
-                if (line > 0) {
-                    scratch2.varint(2, line);
-                }
-                int col = frames.column(f);
-                if (col > 0) {
-                    scratch2.varint(3, col);
-                }
-                loc.message(4, scratch2);
+        int id = locations.size() + 1;
+        ProtoWriter loc = new ProtoWriter();
+        loc.varint(1, id);
+        for (int i = group.length - 1; i >= 0; i--) {
+            int f = group[i];
+            scratch2.reset();
+            scratch2.varint(1, function(frames, f));
+            int line = frames.line(f);
+            if (line > 0) {
+                scratch2.varint(2, line);
             }
-            locOut.message(4, loc);
+            int col = frames.column(f);
+            if (col > 0) {
+                scratch2.varint(3, col);
+            }
+            loc.message(4, scratch2);
         }
+        locOut.message(4, loc);
         return id;
     }
 }
