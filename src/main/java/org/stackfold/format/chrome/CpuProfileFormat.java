@@ -2,9 +2,9 @@ package org.stackfold.format.chrome;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.stackfold.format.FormatOptions;
+import org.stackfold.format.JsonHead;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
@@ -25,14 +25,10 @@ public final class CpuProfileFormat implements ProfileFormat {
     /** A JSON object whose first key is "nodes" with a node holding a "callFrame". */
     @Override
     public boolean sniff(byte[] head, int length) {
-        int i = 0;
-        while (i < length && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) {
-            i++;
-        }
-        if (i >= length || head[i] != '{') {
+        String s = JsonHead.objectText(head, length);
+        if (s == null) {
             return false;
         }
-        String s = new String(head, i, length - i, StandardCharsets.ISO_8859_1);
         return s.matches("(?s)\\{\\s*\"nodes\"\\s*:\\s*\\[.*") && s.contains("\"callFrame\"");
     }
 

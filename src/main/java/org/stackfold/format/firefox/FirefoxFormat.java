@@ -2,10 +2,10 @@ package org.stackfold.format.firefox;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.stackfold.format.FormatOptions;
+import org.stackfold.format.JsonHead;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.io.Input;
 import org.stackfold.model.Profile;
@@ -35,14 +35,10 @@ public final class FirefoxFormat implements ProfileFormat {
      */
     @Override
     public boolean sniff(byte[] head, int length) {
-        int i = 0;
-        while (i < length && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) {
-            i++;
-        }
-        if (i >= length || head[i] != '{') {
+        String s = JsonHead.objectText(head, length);
+        if (s == null) {
             return false;
         }
-        String s = new String(head, i, length - i, StandardCharsets.ISO_8859_1);
         boolean meta = s.contains("\"meta\"") && s.contains("\"interval\"") && (s.contains("\"stackwalk\"")
                 || s.contains("\"preprocessedProfileVersion\"") || s.contains("\"categories\""));
         boolean libs = LIBS_FIRST.matcher(s).lookingAt() && (s.contains("\"breakpadId\"") || s.contains("\"debugName\""));

@@ -3,9 +3,9 @@ package org.stackfold.format.speedscope;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.stackfold.format.FormatOptions;
+import org.stackfold.format.JsonHead;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.io.Input;
 import org.stackfold.model.Profile;
@@ -29,14 +29,10 @@ public final class SpeedscopeFormat implements ProfileFormat {
     /** A JSON object naming speedscope's schema, or with both "shared" and "profiles" keys near the top. */
     @Override
     public boolean sniff(byte[] head, int length) {
-        int i = 0;
-        while (i < length && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) {
-            i++;
-        }
-        if (i >= length || head[i] != '{') {
+        String s = JsonHead.objectText(head, length);
+        if (s == null) {
             return false;
         }
-        String s = new String(head, i, length - i, StandardCharsets.ISO_8859_1);
         return s.contains("speedscope.app/file-format-schema")
                 || (s.contains("\"shared\"") && s.contains("\"profiles\"") && s.contains("\"frames\""));
     }
