@@ -300,15 +300,28 @@ public final class CallTree {
 
     /**
      * This tree with frames renamed through {@code frameMap}, where siblings whose frames become one
-     * are merged and their counts summed. Consumes this tree: each page is dropped once its nodes
-     * are copied (a parent always has a lower id than its children), so the peak holds the new tree,
-     * what is left of this one and an int a node, not two whole trees. This tree must not be used
-     * afterwards.
+     * are merged and their counts summed (every column in one pass; a parent always has a lower id
+     * than its children). This tree is left as it is.
+     */
+    public CallTree renamed(int[] frameMap) {
+        return renamed(frameMap, false);
+    }
+
+    /**
+     * {@link #renamed}, consuming this tree: each page is dropped once its nodes are copied, so the
+     * peak holds the new tree, what is left of this one and an int a node, not two whole trees. This
+     * tree is left empty.
      */
     public CallTree renamedConsuming(int[] frameMap) {
+        return renamed(frameMap, true);
+    }
+
+    private CallTree renamed(int[] frameMap, boolean consume) {
         CallTree dst = new CallTree(weights);
         int[] to = new int[size];
-        clearIndex(); // the copy reads columns only
+        if (consume) {
+            clearIndex(); // the copy reads columns only
+        }
         for (int n = 1; n < size; n++) {
             int node = dst.child(to[parent(n)], frameMap[frame(n)]);
             to[n] = node;
@@ -318,15 +331,17 @@ public final class CallTree {
                     dst.addSelf(node, c, s);
                 }
             }
-            if (((n + 1) & PAGE_MASK) == 0) {
+            if (consume && ((n + 1) & PAGE_MASK) == 0) {
                 dropPage(n >>> PAGE_BITS);
             }
         }
-        for (int p = 0; p < parentPages.length; p++) {
-            dropPage(p);
+        if (consume) {
+            for (int p = 0; p < parentPages.length; p++) {
+                dropPage(p);
+            }
+            size = 0;
+            append(-1, -1); // an empty tree is left, not dropped pages
         }
-        size = 0;
-        append(-1, -1); // an empty tree is left, not dropped pages
         return dst;
     }
 

@@ -10,7 +10,6 @@ import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameKind;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
-import org.stackfold.transform.Merge;
 
 /**
  * Writes a profile as folded stacks: one line per stack with a non-zero count, frames joined by
@@ -129,14 +128,8 @@ public final class FoldedWriter {
         if (same) {
             return new Profile(renamed, p.tree(), p.valueTypes()); // no two frames became one: same tree
         }
-        if (consume) {
-            return new Profile(renamed, p.tree().renamedConsuming(map), p.valueTypes());
-        }
-        Profile flat = new Profile(renamed, new CallTree(p.tree().weights()), p.valueTypes());
-        for (int c = 0; c < p.tree().weights(); c++) {
-            Merge.addColumn(p.tree(), c, flat.tree(), c, map);
-        }
-        return flat;
+        CallTree tree = consume ? p.tree().renamedConsuming(map) : p.tree().renamed(map);
+        return new Profile(renamed, tree, p.valueTypes());
     }
 
     /**
