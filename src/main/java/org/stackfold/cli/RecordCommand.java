@@ -109,6 +109,10 @@ final class RecordCommand implements Callable<Integer> {
         if (!pids.isEmpty() && !command.isEmpty()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give -p PIDS or a command, not both");
         }
+        if (!labels.isEmpty() && store == null && !push.given()) {
+            // Labels go only to the fleet table and the push: silently dropping them would lose what the user meant.
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--label needs --store DIR or --push URL");
+        }
         org.stackfold.fleet.store.Labels.map(labels); // a bad label fails now, not after the recording
         ProfileFormat format = svg() || html() ? null : Formats.forOutput(output, to, "folded");
         if (format != null && !format.canWrite()) {

@@ -61,6 +61,11 @@ final class RecordPush {
         }
     }
 
+    /** True where --push was given. */
+    boolean given() {
+        return url != null;
+    }
+
     /**
      * Sends the recorded profile where {@code --push} was given. Returns false, after one line on
      * {@code err}, where the upload failed; the recording's output is written either way.

@@ -67,6 +67,9 @@ class OtlpCliTest {
         assertThat(run("record", "--push", "ftp://x", "-d", "1").code()).isEqualTo(2);
         assertThat(run("record", "--push", "http://127.0.0.1:1", "--label", "bad", "-d", "1").code()).isEqualTo(2);
         assertThat(run("record", "--push", "http://127.0.0.1:1", "--push-protocol", "grpc", "-d", "1").code()).isEqualTo(2);
+        Run labelAlone = run("record", "--label", "version=1", "-d", "1");
+        assertThat(labelAlone.code()).isEqualTo(2);
+        assertThat(labelAlone.err()).contains("--label needs --store DIR or --push URL");
         assertThat(run("record", "--help").out()).contains("--push=URL").contains("--push-protocol");
     }
 }
