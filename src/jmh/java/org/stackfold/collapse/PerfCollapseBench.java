@@ -35,6 +35,8 @@ import org.stackfold.model.Profile;
  *   /usr/lib/jvm/temurin-25-jdk-amd64/bin/java -Xmx1g -cp target/classes:target/test-classes:$(cat target/jmh.classpath) \
  *       org.openjdk.jmh.Main PerfCollapseBench
  * </pre>
+ * The launcher runs {@code collapse perf} with C1 alone: add {@code -jvmArgsAppend -XX:TieredStopAtLevel=1}
+ * to measure that code ({@code scripts/jmh PerfCollapseBench -p threads=1 -jvmArgsAppend -XX:TieredStopAtLevel=1}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
