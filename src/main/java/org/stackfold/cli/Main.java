@@ -26,9 +26,9 @@ import picocli.CommandLine.Command;
                 "Run 'stackfold COMMAND --help' for a command's options and examples."})
 public final class Main implements Runnable {
     /**
-     * The subcommands, in the order help lists them. Only the one named on the command line is
-     * given to picocli: building the model of all of them (reflection over every option) costs more
-     * than the rest of a small command.
+     * The subcommands, in the order help lists them: their annotations are the source of the models
+     * in {@link CommandSpecs}. Only the one named on the command line is given to picocli: building
+     * the model of all of them costs more than the rest of a small command.
      */
     static final List<Class<?>> COMMANDS = List.of(
             FoldCommand.class,
@@ -147,15 +147,18 @@ public final class Main implements Runnable {
         }
     }
 
-    /** The command line for {@code args}: with the subcommand they name, or with every one (help, mistakes). */
+    /**
+     * The command line for {@code args}: with the subcommand they name, with none for {@code --version}
+     * alone, or with every one (help, mistakes). The models come from {@link CommandSpecs}, not from
+     * the annotations: reading those costs more than a small command (docs/startup.md).
+     */
     public static CommandLine commandLine(String... args) {
-        CommandLine cl = new CommandLine(new Main());
-        Class<?> named = args.length == 0 ? null : COMMANDS.stream()
-                .filter(c -> c.getAnnotation(Command.class).name().equals(args[0])).findFirst().orElse(null);
+        CommandLine cl = new CommandLine(CommandSpecs.main(new Main()));
+        CommandLine.Model.CommandSpec named = args.length == 0 ? null : CommandSpecs.of(args[0]);
         if (named != null) {
             cl.addSubcommand(named);
-        } else {
-            COMMANDS.forEach(cl::addSubcommand);
+        } else if (!(args.length == 1 && (args[0].equals("--version") || args[0].equals("-V")))) {
+            CommandSpecs.NAMES.forEach(name -> cl.addSubcommand(CommandSpecs.of(name)));
             cl.addSubcommand(CommandLine.HelpCommand.class);
         }
         // Set after the subcommands are added: picocli passes these settings down to those present.
