@@ -55,12 +55,12 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
         System.exit(runProcess(args));
     }
 
     /** Runs one command line on the process's standard streams; returns the exit code. */
     static int runProcess(String[] args) {
+        Thread.setDefaultUncaughtExceptionHandler(Main::uncaught); // here, so that the AOT training links it too
         StandardOutput stdout = new StandardOutput();
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code;
