@@ -292,7 +292,7 @@ final class CommandSpecs {
         s.addOption(OptionSpec.builder("-n",
                         "--limit")
                 .arity("1").paramLabel("N").descriptionKey("")
-                .description("Rows to show (default 20).")
+                .description("Rows to show (default ${DEFAULT-VALUE}).")
                 .type(int.class)
                 .setter(new Access(c, 28)).getter(new Access(c, 28))
                 .initialValue(c.limit).build());
@@ -446,19 +446,19 @@ final class CommandSpecs {
                 .initialValue(c.protocol).build());
         s.addOption(OptionSpec.builder("--app")
                 .arity("1").paramLabel("NAME").descriptionKey("")
-                .description("Application name of the series; OTLP: service.name (default stackfold.cpu).")
+                .description("Application name of the series; OTLP: service.name (default ${DEFAULT-VALUE}).")
                 .type(java.lang.String.class)
                 .setter(new Access(c, 46)).getter(new Access(c, 46))
                 .initialValue(c.app).build());
         s.addOption(OptionSpec.builder("--attempts")
                 .arity("1").paramLabel("N").descriptionKey("")
-                .description("Tries per upload (default 4).")
+                .description("Tries per upload (default ${DEFAULT-VALUE}).")
                 .type(int.class)
                 .setter(new Access(c, 47)).getter(new Access(c, 47))
                 .initialValue(c.attempts).build());
         s.addOption(OptionSpec.builder("--timeout")
                 .arity("1").paramLabel("SECONDS").descriptionKey("")
-                .description("Time each attempt may take (default 10.0).")
+                .description("Time each attempt may take (default ${DEFAULT-VALUE}).")
                 .type(double.class)
                 .setter(new Access(c, 48)).getter(new Access(c, 48))
                 .initialValue(c.timeout).build());
@@ -516,7 +516,7 @@ final class CommandSpecs {
                 .initialValue(c.until).build());
         s.addOption(OptionSpec.builder("--sample-rate")
                 .arity("1").paramLabel("HZ").descriptionKey("")
-                .description("Sampling frequency (default 100).")
+                .description("Sampling frequency (default ${DEFAULT-VALUE}).")
                 .type(int.class)
                 .setter(new Access(c, 53)).getter(new Access(c, 53))
                 .initialValue(c.sampleRate).build());
@@ -720,7 +720,7 @@ final class CommandSpecs {
         s.addArgGroup(ArgGroupSpec.builder().exclusive(true).multiplicity("0..1").validate(true).order(-1)
                 .addArg(OptionSpec.builder("--time")
                 .arity("0").paramLabel("<time>").required(true).descriptionKey("")
-                .description("ghcprof: weigh by individual %time, in tenths of a percent (default).")
+                .description("ghcprof: weigh by individual %%time, in tenths of a percent (default).")
                 .type(boolean.class)
                 .setter(new Access(c, 81)).getter(new Access(c, 81))
                 .initialValue(null).build())
@@ -872,7 +872,7 @@ final class CommandSpecs {
                 .initialValue(c.height).build());
         s.addOption(OptionSpec.builder("--minwidth")
                 .arity("1").paramLabel("PX|PCT%").descriptionKey("")
-                .description("Omit frames narrower than this many pixels, or this percent of the total with a % suffix (default 0.1; inferno: 0.01%).")
+                .description("Omit frames narrower than this many pixels, or this percent of the total with a %% suffix (default 0.1; inferno: 0.01%%).")
                 .type(java.lang.String.class)
                 .setter(new Access(c, 103)).getter(new Access(c, 103))
                 .initialValue(c.minWidth).build());
@@ -1260,7 +1260,7 @@ final class CommandSpecs {
         s.addOption(OptionSpec.builder("-F",
                         "--frequency")
                 .arity("1").paramLabel("HZ").descriptionKey("")
-                .description("Samples a second on each CPU (default 99).")
+                .description("Samples a second on each CPU (default ${DEFAULT-VALUE}).")
                 .type(int.class)
                 .setter(new Access(c, 155)).getter(new Access(c, 155))
                 .initialValue(c.frequency).build());
@@ -1496,7 +1496,7 @@ final class CommandSpecs {
         s.addOption(OptionSpec.builder("-o",
                         "--output")
                 .arity("1").paramLabel("OUT.svg").descriptionKey("")
-                .description("Flame graph file (default stackfold-demo.svg).")
+                .description("Flame graph file (default ${DEFAULT-VALUE}).")
                 .type(java.lang.String.class)
                 .setter(new Access(c, 187)).getter(new Access(c, 187))
                 .initialValue(c.output).build());
@@ -1509,7 +1509,7 @@ final class CommandSpecs {
         s.addOption(OptionSpec.builder("-d",
                         "--duration")
                 .arity("1").paramLabel("SECONDS").descriptionKey("")
-                .description("How long to record (default 3.0).")
+                .description("How long to record (default ${DEFAULT-VALUE}).")
                 .type(double.class)
                 .setter(new Access(c, 189)).getter(new Access(c, 189))
                 .initialValue(c.seconds).build());

@@ -142,9 +142,12 @@ final class CommandSpecSource {
         }
         UsageMessageSpec u = spec.usageMessage();
         UsageMessageSpec d = plain.usageMessage();
-        usage(b, s, "description", u.description(), d.description());
-        usage(b, s, "header", u.header(), d.header());
-        usage(b, s, "footer", u.footer(), d.footer());
+        // As written in the annotation: picocli's getters give the text with %% already made %, which
+        // picocli would then take for a format and warn about.
+        CommandLine.Command raw = spec.userObject().getClass().getAnnotation(CommandLine.Command.class);
+        usage(b, s, "description", raw.description(), d.description());
+        usage(b, s, "header", raw.header(), d.header());
+        usage(b, s, "footer", raw.footer(), d.footer());
         usage(b, s, "customSynopsis", u.customSynopsis(), d.customSynopsis());
         usage(b, s, "headerHeading", u.headerHeading(), d.headerHeading());
         usage(b, s, "synopsisHeading", u.synopsisHeading(), d.synopsisHeading());
@@ -350,8 +353,9 @@ final class CommandSpecSource {
         if (a.descriptionKey() != null) {
             b.append(".descriptionKey(").append(quote(a.descriptionKey())).append(")");
         }
-        if (a.description().length > 0) {
-            b.append("\n                .description(").append(strings(a.description())).append(")");
+        String[] description = rawDescription(a);
+        if (description.length > 0) {
+            b.append("\n                .description(").append(strings(description)).append(")");
         }
         b.append("\n                .type(").append(className(a.type())).append(")");
         if (a.auxiliaryTypes().length > 0 && !(a.auxiliaryTypes().length == 1 && a.auxiliaryTypes()[0] == a.type())) {
@@ -377,6 +381,19 @@ final class CommandSpecSource {
             b.append(".initialValue(").append(literal(a.initialValue())).append(")");
         }
         return b.append(".build()").toString();
+    }
+
+    /** The description as the annotation has it (with %% for %), where there is one. */
+    private static String[] rawDescription(ArgSpec a) {
+        if (a.userObject() instanceof java.lang.reflect.AnnotatedElement e) {
+            if (e.isAnnotationPresent(CommandLine.Option.class)) {
+                return e.getAnnotation(CommandLine.Option.class).description();
+            }
+            if (e.isAnnotationPresent(CommandLine.Parameters.class)) {
+                return e.getAnnotation(CommandLine.Parameters.class).description();
+            }
+        }
+        return a.description();
     }
 
     private static Object get(Field f, Object o) {
