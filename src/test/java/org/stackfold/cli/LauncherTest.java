@@ -105,6 +105,8 @@ class LauncherTest {
         assertThat(jvmArguments("info small.folded")).containsSubsequence("-XX:AOTCache=" + dir.resolve("target/stackfold.aot"),
                 "-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining", "-XX:TieredStopAtLevel=1");
         assertThat(jvmArguments("info big.folded")).doesNotContain("-XX:-AOTReplayTraining");
+        assertThat(jvmArguments("info small.folded")).contains("-XX:Tier3InvocationThreshold=1000");
+        assertThat(jvmArguments("info big.folded")).noneMatch(a -> a.startsWith("-XX:Tier3"));
         assertThat(jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
                 .doesNotContain("-XX:-AOTReplayTraining");
         age(dir.resolve("target/stackfold.jar"), 50); // no cache used: nothing to replay
