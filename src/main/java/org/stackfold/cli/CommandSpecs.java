@@ -45,7 +45,7 @@ final class CommandSpecs {
     }
 
     private static CommandSpec mixinInputLimit(InputLimit c, CommandSpec mixee) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.addOption(OptionSpec.builder("--max-input")
                 .arity("1").paramLabel("SIZE").descriptionKey("")
                 .description("Most bytes read from a stream (stdin, a pipe) or decompressed from gzip/zstd (default 4g; also STACKFOLD_MAX_INPUT).")
@@ -56,7 +56,7 @@ final class CommandSpecs {
     }
 
     private static CommandSpec mixinInputOptions(InputOptions c, CommandSpec mixee) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         c.limit = new InputLimit();
         s.addMixin("limit", mixinInputLimit(c.limit, s));
         s.addOption(OptionSpec.builder("--event")
@@ -147,7 +147,7 @@ final class CommandSpecs {
     }
 
     private static CommandSpec mixinReadOptions(ReadOptions c, CommandSpec mixee) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.addOption(OptionSpec.builder("--lenient")
                 .arity("0").paramLabel("<lenient>").descriptionKey("")
                 .description("Skip bad lines (and say how many) instead of failing.")
@@ -174,7 +174,7 @@ final class CommandSpecs {
 
     /** The options of {@code mixinStandardHelpOptions = true}. */
     private static CommandSpec standardHelp() {
-        CommandSpec s = CommandSpec.create();
+        CommandSpec s = CommandSpec.wrapWithoutInspection(null, Main.FACTORY);
         s.addOption(OptionSpec.builder("-h",
                         "--help").usageHelp(true)
                 .arity("0").paramLabel("<helpRequested>").descriptionKey("mixinStandardHelpOptions.help")
@@ -189,7 +189,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec fold(FoldCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("fold");
         s.usageMessage().description("Merge and normalise folded files: duplicates summed, one space, sorted, final newline.");
         s.usageMessage().footer("",
@@ -223,7 +223,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec diff(DiffCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("diff");
         s.usageMessage().description("Make a differential folded profile from two profiles, as difffolded.pl does:",
                         "each stack with its BEFORE and AFTER counts (0 where missing).");
@@ -269,7 +269,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec top(TopCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("top");
         s.usageMessage().description("Functions with their self and total samples and percentages.",
                         "Total counts a sample once per function even where the function recurses.");
@@ -304,7 +304,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec info(InfoCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("info");
         s.usageMessage().description("Summarise a profile: records, distinct stacks, samples, frames, depth.");
         s.usageMessage().footer("",
@@ -325,7 +325,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec store(StoreCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("store");
         s.usageMessage().description("Add profiles to a fleet table: Parquet files partitioned by date and service (docs/fleet.md).",
                         "Each input is one profile with the given labels and time; 'stackfold query' reads the table.");
@@ -372,7 +372,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec query(QueryCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("query");
         s.usageMessage().description("Ask a fleet table (written by 'stackfold store') with DuckDB, in-process.",
                         "Columns: time, date, service, host, labels, profile, stack, leaf, value (docs/fleet.md).");
@@ -437,7 +437,7 @@ final class CommandSpecs {
     }
 
     private static CommandSpec mixinPushCommandPushOptions(PushCommand.PushOptions c, CommandSpec mixee) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.addOption(OptionSpec.builder("--protocol")
                 .arity("1").paramLabel("P").descriptionKey("")
                 .description("pyroscope (folded to /ingest, the default), pyroscope-pprof (pprof to /ingest) or otlp (OTLP/HTTP /v1development/profiles).")
@@ -472,7 +472,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec push(PushCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("push");
         s.usageMessage().description("Send profiles to a continuous-profiling server, one upload each: Grafana Pyroscope's ingest API",
                         "(folded or pprof) or OpenTelemetry's OTLP/HTTP profiles export. Retries connection errors, timeouts,",
@@ -528,7 +528,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec convert(ConvertCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("convert");
         s.usageMessage().description("Convert profiles between formats. Formats are picked by content and file name;",
                         "--from and --to force them.");
@@ -592,7 +592,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec collapse(CollapseCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("collapse");
         s.usageMessage().description("Turn a profiler's output into folded stacks, as stackcollapse-*.pl and inferno-collapse-* do.");
         s.usageMessage().footer("",
@@ -821,7 +821,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec flamegraph(FlamegraphCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("flamegraph");
         s.usageMessage().description("Draw an interactive SVG flame graph (or icicle graph, flame chart, differential graph).",
                         "Options are flamegraph.pl's (and inferno's for its additions); a folded file with two counts per line (BEFORE AFTER) is drawn as a differential graph.");
@@ -1138,7 +1138,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec view(ViewCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("view");
         s.usageMessage().description("Write an interactive viewer: one self-contained HTML file (flame graph and icicle, sandwich, call tree, time order, differential view) that opens offline from file://.",
                         "Any format Stackfold reads; a differential folded file or --diff BEFORE AFTER gives the differential view.");
@@ -1217,7 +1217,7 @@ final class CommandSpecs {
     }
 
     private static CommandSpec mixinRecordPush(RecordPush c, CommandSpec mixee) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         c.spec = mixee;
         s.addOption(OptionSpec.builder("--push")
                 .arity("1").paramLabel("URL").descriptionKey("")
@@ -1241,7 +1241,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec record(RecordCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("record");
         s.usageMessage().description("Record a CPU profile with eBPF, as BCC's profile -f does: stacks counted in the kernel,",
                         "symbolized while processes live. The whole system by default, or given processes, or a command",
@@ -1375,7 +1375,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec symbolize(SymbolizeCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("symbolize");
         s.usageMessage().description("Addresses to function names, source lines and inlined frames: of a live process, an ELF",
                         "file or the kernel; or folded stacks of raw addresses to folded stacks of names.",
@@ -1484,7 +1484,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec demo(DemoCommand c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("demo");
         s.usageMessage().description("Show what Stackfold does: record this machine for a few seconds with eBPF where the",
                         "privileges allow (root or CAP_BPF and CAP_PERFMON), else take a bundled example profile",
@@ -1519,7 +1519,7 @@ final class CommandSpecs {
     }
 
     static CommandSpec main(Main c) {
-        CommandSpec s = CommandSpec.wrapWithoutInspection(c);
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("stackfold");
         s.versionProvider(new Main.Version());
         s.usageMessage().description("Folded stacks, flame graphs and profile conversions.");

@@ -105,6 +105,18 @@ public final class Main implements Runnable {
         return null;
     }
 
+    /**
+     * How picocli makes objects (version providers, the help command, converters): its own factory,
+     * made only when picocli first needs one. Its class initialiser looks for Groovy's {@code Closure}
+     * on the class path, which opens the jar and its libraries only to fail (~4 ms of a small command).
+     */
+    static final CommandLine.IFactory FACTORY = new CommandLine.IFactory() {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            return CommandLine.defaultFactory().create(cls);
+        }
+    };
+
     /** Where commands write results to standard output: the process's, or a test's. */
     private static final ThreadLocal<OutputStream> STDOUT = ThreadLocal.withInitial(() -> System.out);
 
@@ -153,7 +165,7 @@ public final class Main implements Runnable {
      * the annotations: reading those costs more than a small command (docs/startup.md).
      */
     public static CommandLine commandLine(String... args) {
-        CommandLine cl = new CommandLine(CommandSpecs.main(new Main()));
+        CommandLine cl = new CommandLine(CommandSpecs.main(new Main()), FACTORY);
         CommandLine.Model.CommandSpec named = args.length == 0 ? null : CommandSpecs.of(args[0]);
         if (named != null) {
             cl.addSubcommand(named);

@@ -122,7 +122,7 @@ final class CommandSpecSource {
         String type = typeName(user.getClass());
         StringBuilder b = new StringBuilder();
         b.append("\n    static CommandSpec ").append(method).append("(").append(type).append(" c) {\n");
-        b.append("        CommandSpec s = CommandSpec.wrapWithoutInspection(c);\n");
+        b.append("        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);\n");
         b.append("        s.name(").append(quote(spec.name())).append(");\n");
         commandAttributes(b, "s", spec);
         members(b, "c", user.getClass(), "s", spec, null);
@@ -205,7 +205,7 @@ final class CommandSpecSource {
                 String method = "mixin" + typeName(f.getType()).replace(".", "");
                 if (mixinMethods.add(f.getType())) {
                     StringBuilder m = new StringBuilder("\n    private static CommandSpec " + method + "(" + typeName(f.getType())
-                            + " c, CommandSpec mixee) {\n        CommandSpec s = CommandSpec.wrapWithoutInspection(c);\n");
+                            + " c, CommandSpec mixee) {\n        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);\n");
                     members(m, "c", f.getType(), "s", spec.mixins().get(name), "mixee");
                     methods.append(m.append("        return s;\n    }\n"));
                 }
@@ -243,7 +243,7 @@ final class CommandSpecSource {
             if (!standardHelp) {
                 standardHelp = true;
                 StringBuilder h = new StringBuilder("\n    /** The options of {@code mixinStandardHelpOptions = true}. */\n"
-                        + "    private static CommandSpec standardHelp() {\n        CommandSpec s = CommandSpec.create();\n");
+                        + "    private static CommandSpec standardHelp() {\n        CommandSpec s = CommandSpec.wrapWithoutInspection(null, Main.FACTORY);\n");
                 for (OptionSpec o : spec.mixins().get("mixinStandardHelpOptions").options()) {
                     h.append("        s.addOption(").append(option(o, null)).append(");\n");
                 }
