@@ -64,7 +64,8 @@ sf_jdk_id() {
 # classes of the old one), so this check is what keeps a stale cache from running old code.
 # With C1 alone (JIT tier $2 = 1) the training's method profiles are not replayed: replaying them
 # makes C1 compile what the training compiled, 0.2 s of compiler time for a 0.05 s command
-# (docs/startup.md); C2 uses them (tier 4 keeps them).
+# (docs/startup.md); C2 uses them (tier 4 keeps them). The switch is a diagnostic one of JDK 25, so it
+# is given to JDK 25 only: a JVM refuses to start on an option it does not know.
 sf_aot_options() {
   local cache=${1%.jar}.aot id
   SF_AOT=()
@@ -73,6 +74,8 @@ sf_aot_options() {
   sf_jdk_id "$STACKFOLD_JAVA_HOME"
   [ "$id" = "$REPLY" ] || return 0
   SF_AOT=("-XX:AOTCache=$cache")
-  [ "${2:-4}" = 1 ] && SF_AOT+=(-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
+  [ "${2:-4}" = 1 ] || return 0
+  _sf_major "$STACKFOLD_JAVA_HOME"
+  [ "$REPLY" = 25 ] && SF_AOT+=(-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
   return 0
 }

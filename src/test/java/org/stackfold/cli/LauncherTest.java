@@ -109,6 +109,9 @@ class LauncherTest {
         assertThat(jvmArguments("info big.folded")).noneMatch(a -> a.startsWith("-XX:Tier3"));
         assertThat(jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
                 .doesNotContain("-XX:-AOTReplayTraining");
+        Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"26.0.1\"\nJAVA_RUNTIME_VERSION=\"25.0.9+1-LTS\"\n");
+        assertThat(jvmArguments("info small.folded")).contains("-XX:AOTCache=" + dir.resolve("target/stackfold.aot"))
+                .doesNotContain("-XX:-AOTReplayTraining"); // a JDK 25 option: another JDK may not know it
         age(dir.resolve("target/stackfold.jar"), 50); // no cache used: nothing to replay
         assertThat(jvmArguments("info small.folded")).doesNotContain("-XX:-AOTReplayTraining");
     }
