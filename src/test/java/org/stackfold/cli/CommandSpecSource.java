@@ -231,7 +231,7 @@ final class CommandSpecSource {
                 throw new IllegalStateException(f + ": an annotation CommandSpecSource does not write");
             }
         }
-        for (java.lang.reflect.Method method : type.getDeclaredMethods()) {
+        for (java.lang.reflect.Method method : declaredMethods(type)) {
             if (method.isAnnotationPresent(CommandLine.Option.class)) {
                 OptionSpec o = find(spec.options(), method);
                 b.append("        ").append(s).append(".addOption(").append(option(o, setterBinding(obj, type, method))).append(");\n");
@@ -381,6 +381,27 @@ final class CommandSpecSource {
             b.append(".initialValue(").append(literal(a.initialValue())).append(")");
         }
         return b.append(".build()").toString();
+    }
+
+    /**
+     * The methods of {@code type} in the order of its class file (the source's). picocli takes them in
+     * {@link Class#getDeclaredMethods()}'s order, which HotSpot sorts by the address of each name's
+     * symbol and which can differ between runs; the generated model keeps the source's order.
+     */
+    static List<java.lang.reflect.Method> declaredMethods(Class<?> type) {
+        List<String> order;
+        try (var in = type.getResourceAsStream(type.getName().substring(type.getPackageName().length() + 1) + ".class")) {
+            order = java.lang.classfile.ClassFile.of().parse(in.readAllBytes()).methods().stream()
+                    .map(m -> m.methodName().stringValue() + m.methodType().stringValue()).toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return Arrays.stream(type.getDeclaredMethods())
+                .sorted(java.util.Comparator.comparingInt(m -> order.indexOf(m.getName() + descriptor(m)))).toList();
+    }
+
+    private static String descriptor(java.lang.reflect.Method m) {
+        return java.lang.invoke.MethodType.methodType(m.getReturnType(), m.getParameterTypes()).toMethodDescriptorString();
     }
 
     /** The description as the annotation has it (with %% for %), where there is one. */
