@@ -1531,6 +1531,27 @@ final class CommandSpecs {
         return s;
     }
 
+    /** picocli's help command, to list only: its arguments are bound to nothing (CommandSpecSource). */
+    static CommandSpec helpCommand() {
+        CommandSpec s = CommandSpec.wrapWithoutInspection(new picocli.CommandLine.HelpCommand(), Main.FACTORY);
+        s.name("help");
+        s.helpCommand(true);
+        s.usageMessage().description("%nWhen no COMMAND is given, the usage help for the main command is displayed.",
+                        "If a COMMAND is specified, the help for that command is shown.%n");
+        s.usageMessage().header("Display help information about the specified command.");
+        s.usageMessage().synopsisHeading("%nUsage: ");
+        s.addOption(OptionSpec.builder("-h",
+                        "--help").usageHelp(true)
+                .arity("0").paramLabel("<helpRequested>").descriptionKey("helpCommand.help")
+                .description("Show usage help for the help command and exit.")
+                .type(boolean.class).initialValue(false).build());
+        s.addPositional(PositionalParamSpec.builder().index("0+")
+                .arity("0..1").paramLabel("COMMAND").descriptionKey("helpCommand.command")
+                .description("The COMMAND to display the usage help message for.")
+                .type(java.lang.String.class).initialValue(null).build());
+        return s;
+    }
+
     /**
      * Reads and writes one field of a command or option object, or calls an option's setter
      * method, as picocli's field and method bindings do.

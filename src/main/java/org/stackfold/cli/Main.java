@@ -171,7 +171,12 @@ public final class Main implements Runnable {
             cl.addSubcommand(named);
         } else if (!(args.length == 1 && (args[0].equals("--version") || args[0].equals("-V")))) {
             CommandSpecs.NAMES.forEach(name -> cl.addSubcommand(CommandSpecs.of(name)));
-            cl.addSubcommand(CommandLine.HelpCommand.class);
+            // picocli's help command from its annotations where it may run; listed only, a model of it
+            if (java.util.Arrays.asList(args).contains("help")) {
+                cl.addSubcommand(CommandLine.HelpCommand.class);
+            } else {
+                cl.addSubcommand(CommandSpecs.helpCommand());
+            }
         }
         // Set after the subcommands are added: picocli passes these settings down to those present.
         cl.setExecutionExceptionHandler(Main::handle);

@@ -49,6 +49,7 @@ final class CommandSpecSource {
             command(method, spec);
         }
         command("main", CommandSpec.forAnnotatedObject(new Main()));
+        helpCommand(CommandSpec.forAnnotatedObject(new CommandLine.HelpCommand()));
         return """
                 package org.stackfold.cli;
 
@@ -130,6 +131,25 @@ final class CommandSpecSource {
         methods.append(b);
     }
 
+    /**
+     * picocli's {@code help} command as help and mistakes list it: its options are bound to nothing
+     * (its fields are private), so it is only for command lines without "help" (see Main).
+     */
+    private void helpCommand(CommandSpec spec) {
+        StringBuilder b = new StringBuilder();
+        b.append("\n    /** picocli's help command, to list only: its arguments are bound to nothing (CommandSpecSource). */\n");
+        b.append("    static CommandSpec helpCommand() {\n");
+        b.append("        CommandSpec s = CommandSpec.wrapWithoutInspection(new picocli.CommandLine.HelpCommand(), Main.FACTORY);\n");
+        b.append("        s.name(").append(quote(spec.name())).append(");\n");
+        b.append("        s.helpCommand(true);\n");
+        commandAttributes(b, "s", spec);
+        for (ArgSpec a : spec.args()) {
+            b.append("        s.add").append(a.isOption() ? "Option(" + option((OptionSpec) a, null)
+                    : "Positional(" + positional((PositionalParamSpec) a, null)).append(");\n");
+        }
+        methods.append(b.append("        return s;\n    }\n"));
+    }
+
     private void commandAttributes(StringBuilder b, String s, CommandSpec spec) {
         CommandSpec plain = CommandSpec.create();
         if (spec.aliases().length > 0) {
@@ -165,7 +185,7 @@ final class CommandSpecSource {
         usage(b, s, "showAtFileInUsageHelp", u.showAtFileInUsageHelp(), d.showAtFileInUsageHelp());
         usage(b, s, "showEndOfOptionsDelimiterInUsageHelp", u.showEndOfOptionsDelimiterInUsageHelp(),
                 d.showEndOfOptionsDelimiterInUsageHelp());
-        if (spec.helpCommand() || spec.subcommandsRepeatable() || spec.defaultValueProvider() != null
+        if (spec.subcommandsRepeatable() || spec.defaultValueProvider() != null
                 || !spec.subcommands().isEmpty() || spec.resourceBundle() != null) {
             throw new IllegalStateException(spec.name() + ": a command attribute CommandSpecSource does not write");
         }

@@ -69,6 +69,15 @@ class CommandSpecsTest {
     }
 
     @Test
+    void theHelpCommandListsAsPicocliMakesIt() {
+        CommandSpec annotated = CommandSpec.forAnnotatedObject(new CommandLine.HelpCommand());
+        CommandSpec fast = CommandSpecs.helpCommand();
+        assertThat(fast.helpCommand()).isTrue();
+        assertThat(describe(fast)).isEqualTo(describe(annotated));
+        assertThat(help(fast)).isEqualTo(help(annotated));
+    }
+
+    @Test
     void mainHasTheSameModelAndHelpWithEveryCommand() {
         CommandLine annotated = new CommandLine(new Main());
         CommandLine fast = new CommandLine(CommandSpecs.main(new Main()));
@@ -77,7 +86,7 @@ class CommandSpecsTest {
             fast.addSubcommand(CommandSpecs.of(c.getAnnotation(CommandLine.Command.class).name()));
         }
         annotated.addSubcommand(CommandLine.HelpCommand.class);
-        fast.addSubcommand(CommandLine.HelpCommand.class);
+        fast.addSubcommand(CommandSpecs.helpCommand());
         assertThat(describe(fast.getCommandSpec())).isEqualTo(describe(annotated.getCommandSpec()));
         assertThat(help(fast.getCommandSpec())).isEqualTo(help(annotated.getCommandSpec()));
         assertThat(fast.getCommandSpec().versionProvider()).isInstanceOf(Main.Version.class);
