@@ -58,16 +58,24 @@ sf_jdk_id() {
   REPLY="$1 $REPLY"
 }
 
-# SF_AOT = the option that uses the AOT cache beside jar $1 (its name with .aot for .jar), or nothing:
+# SF_AOT = the options that use the AOT cache beside jar $1 (its name with .aot for .jar), or nothing:
 # a cache is used only when it is newer than the jar and than the JDK's modules, and was made by this
 # JDK (the id in its .jdk file). The JVM itself does not notice a rebuilt jar (JDK 25 takes the cached
 # classes of the old one), so this check is what keeps a stale cache from running old code.
+# With C1 alone (JIT tier $2 = 1) the training's method profiles are not replayed: replaying them
+# makes C1 compile what the training compiled, 0.2 s of compiler time for a 0.05 s command
+# (docs/startup.md); C2 uses them (tier 4 keeps them). The switch is a diagnostic one of JDK 25, so it
+# is given to JDK 25 only: a JVM refuses to start on an option it does not know.
 sf_aot_options() {
   local cache=${1%.jar}.aot id
   SF_AOT=()
   [ -f "$cache" ] && [ "$cache" -nt "$1" ] && [ "$cache" -nt "$STACKFOLD_JAVA_HOME/lib/modules" ] || return 0
   [ -r "$cache.jdk" ] && IFS= read -r id <"$cache.jdk" || return 0
   sf_jdk_id "$STACKFOLD_JAVA_HOME"
-  [ "$id" = "$REPLY" ] && SF_AOT=("-XX:AOTCache=$cache")
+  [ "$id" = "$REPLY" ] || return 0
+  SF_AOT=("-XX:AOTCache=$cache")
+  [ "${2:-4}" = 1 ] || return 0
+  _sf_major "$STACKFOLD_JAVA_HOME"
+  [ "$REPLY" = 25 ] && SF_AOT+=(-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
   return 0
 }

@@ -1,6 +1,6 @@
 package org.stackfold.analysis;
 
-import java.util.Locale;
+import org.stackfold.io.PlainFormat;
 import org.stackfold.model.Profile;
 
 /**
@@ -37,7 +37,7 @@ public record Units(String label, double divisor, boolean fractional) {
 
     /** The value in this unit, without the label: {@code 1760.00}, or {@code 340}. */
     public String number(long v) {
-        return fractional ? String.format(Locale.ROOT, "%.2f", v / divisor) : Long.toString(v);
+        return fractional ? PlainFormat.of("%.2f", v / divisor) : Long.toString(v);
     }
 
     /** The value with its label: {@code 1760.00 ms}, {@code 340 samples}. */

@@ -11,6 +11,7 @@ import org.stackfold.format.folded.DiffFoldedFormat;
 import org.stackfold.format.folded.FoldedFormat;
 import org.stackfold.format.folded.FoldedReader;
 import org.stackfold.io.Input;
+import org.stackfold.io.PlainFormat;
 import org.stackfold.model.Profile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,8 +46,8 @@ final class InfoCommand implements Callable<Integer> {
         try (ProfileLoader.Source src = ProfileLoader.open(input, read.from)) {
             Input in = src.input();
             ProfileFormat f = src.format();
-            out.printf(Locale.ROOT, "%-18s %s%n", "file", in.name());
-            out.printf(Locale.ROOT, "%-18s %s%n", "format", f.name() + (in.isCompressed() ? " (" + in.compression().name().toLowerCase(Locale.ROOT) + ")" : ""));
+            out.print(PlainFormat.of("%-18s %s%n", "file", in.name()));
+            out.print(PlainFormat.of("%-18s %s%n", "format", f.name() + (in.isCompressed() ? " (" + in.compression().name().toLowerCase(Locale.ROOT) + ")" : "")));
             if (f instanceof FoldedFormat || f instanceof DiffFoldedFormat) {
                 FoldedReader.Mode mode = f instanceof DiffFoldedFormat
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
@@ -59,7 +60,7 @@ final class InfoCommand implements Callable<Integer> {
                 }
                 summary(out, r.profile(), s.distinctStacks());
                 row(out, "max depth", s.maxDepth());
-                out.printf(Locale.ROOT, "%-18s %.2f%n", "mean depth", s.meanDepth());
+                out.print(PlainFormat.of("%-18s %.2f%n", "mean depth", s.meanDepth()));
                 return 0;
             }
             if (f.describe(in, opts, out)) {
@@ -69,7 +70,7 @@ final class InfoCommand implements Callable<Integer> {
             ProfileSummary s = ProfileSummary.of(p);
             summary(out, p, s.distinctStacks());
             row(out, "max depth", s.maxDepth());
-            out.printf(Locale.ROOT, "%-18s %.2f%n", "mean depth", s.meanDepth());
+            out.print(PlainFormat.of("%-18s %.2f%n", "mean depth", s.meanDepth()));
             return 0;
         }
     }
@@ -85,8 +86,8 @@ final class InfoCommand implements Callable<Integer> {
             if (u.isSamples()) {
                 row(out, "total samples", total);
             } else { // a Go CPU profile's nanoseconds or JFR's bytes are not samples
-                out.printf(Locale.ROOT, "%-18s %s (%d %s)%n", "total", u.amount(total),
-                        total, p.valueTypes().getFirst().unit());
+                out.print(PlainFormat.of("%-18s %s (%d %s)%n", "total", u.amount(total),
+                        total, p.valueTypes().getFirst().unit()));
             }
         }
         row(out, "distinct frames", p.frames().names().size());
@@ -94,6 +95,6 @@ final class InfoCommand implements Callable<Integer> {
     }
 
     private static void row(PrintWriter out, String label, long value) {
-        out.printf(Locale.ROOT, "%-18s %d%n", label, value);
+        out.print(PlainFormat.of("%-18s %d%n", label, value));
     }
 }

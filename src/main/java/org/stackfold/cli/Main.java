@@ -26,9 +26,9 @@ import picocli.CommandLine.Command;
                 "Run 'stackfold COMMAND --help' for a command's options and examples."})
 public final class Main implements Runnable {
     /**
-     * The subcommands, in the order help lists them. Only the one named on the command line is
-     * given to picocli: building the model of all of them (reflection over every option) costs more
-     * than the rest of a small command.
+     * The subcommands, in the order help lists them: their annotations are the source of the models
+     * in {@link CommandSpecs}. Only the one named on the command line is given to picocli: building
+     * the model of all of them costs more than the rest of a small command.
      */
     static final List<Class<?>> COMMANDS = List.of(
             FoldCommand.class,
@@ -55,12 +55,12 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
         System.exit(runProcess(args));
     }
 
     /** Runs one command line on the process's standard streams; returns the exit code. */
     static int runProcess(String[] args) {
+        Thread.setDefaultUncaughtExceptionHandler(Main::uncaught); // here, so that the AOT training links it too
         StandardOutput stdout = new StandardOutput();
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code;
@@ -105,6 +105,18 @@ public final class Main implements Runnable {
         return null;
     }
 
+    /**
+     * How picocli makes objects (version providers, the help command, converters): its own factory,
+     * made only when picocli first needs one. Its class initialiser looks for Groovy's {@code Closure}
+     * on the class path, which opens the jar and its libraries only to fail (~4 ms of a small command).
+     */
+    static final CommandLine.IFactory FACTORY = new CommandLine.IFactory() {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            return CommandLine.defaultFactory().create(cls);
+        }
+    };
+
     /** Where commands write results to standard output: the process's, or a test's. */
     private static final ThreadLocal<OutputStream> STDOUT = ThreadLocal.withInitial(() -> System.out);
 
@@ -147,16 +159,24 @@ public final class Main implements Runnable {
         }
     }
 
-    /** The command line for {@code args}: with the subcommand they name, or with every one (help, mistakes). */
+    /**
+     * The command line for {@code args}: with the subcommand they name, with none for {@code --version}
+     * alone, or with every one (help, mistakes). The models come from {@link CommandSpecs}, not from
+     * the annotations: reading those costs more than a small command (docs/startup.md).
+     */
     public static CommandLine commandLine(String... args) {
-        CommandLine cl = new CommandLine(new Main());
-        Class<?> named = args.length == 0 ? null : COMMANDS.stream()
-                .filter(c -> c.getAnnotation(Command.class).name().equals(args[0])).findFirst().orElse(null);
+        CommandLine cl = new CommandLine(CommandSpecs.main(new Main()), FACTORY);
+        CommandLine.Model.CommandSpec named = args.length == 0 ? null : CommandSpecs.of(args[0]);
         if (named != null) {
             cl.addSubcommand(named);
-        } else {
-            COMMANDS.forEach(cl::addSubcommand);
-            cl.addSubcommand(CommandLine.HelpCommand.class);
+        } else if (!(args.length == 1 && (args[0].equals("--version") || args[0].equals("-V")))) {
+            CommandSpecs.NAMES.forEach(name -> cl.addSubcommand(CommandSpecs.of(name)));
+            // picocli's help command from its annotations where it may run; listed only, a model of it
+            if (java.util.Arrays.asList(args).contains("help")) {
+                cl.addSubcommand(CommandLine.HelpCommand.class);
+            } else {
+                cl.addSubcommand(CommandSpecs.helpCommand());
+            }
         }
         // Set after the subcommands are added: picocli passes these settings down to those present.
         cl.setExecutionExceptionHandler(Main::handle);

@@ -10,6 +10,7 @@ import org.stackfold.format.Formats;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.io.AtomicOutput;
 import org.stackfold.io.InputException;
+import org.stackfold.io.PlainFormat;
 import org.stackfold.io.UsageException;
 import org.stackfold.model.Profile;
 import org.stackfold.render.flamegraph.FlameGraph;
@@ -109,10 +110,10 @@ final class QueryCommand implements Callable<Integer> {
     }
 
     static void printTop(PrintWriter out, List<FleetQuery.Top> rows, long total, String by) {
-        out.printf(Locale.ROOT, "%12s %7s  %s%n", "SAMPLES", "PCT", by.toUpperCase(Locale.ROOT));
+        out.print(PlainFormat.of("%12s %7s  %s%n", "SAMPLES", "PCT", by.toUpperCase(Locale.ROOT)));
         for (FleetQuery.Top r : rows) {
-            out.printf(Locale.ROOT, "%12d %6.2f%%  %s%n", r.samples(), total == 0 ? 0 : 100.0 * r.samples() / total, r.key());
+            out.print(PlainFormat.of("%12d %6.2f%%  %s%n", r.samples(), total == 0 ? 0 : 100.0 * r.samples() / total, r.key()));
         }
-        out.printf(Locale.ROOT, "%d samples%n", total);
+        out.print(PlainFormat.of("%d samples%n", total));
     }
 }

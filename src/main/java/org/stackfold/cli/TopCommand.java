@@ -2,10 +2,10 @@ package org.stackfold.cli;
 
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.stackfold.analysis.TopFunctions;
 import org.stackfold.analysis.Units;
+import org.stackfold.io.PlainFormat;
 import org.stackfold.io.Printable;
 import org.stackfold.model.Profile;
 import picocli.CommandLine.Command;
@@ -55,13 +55,13 @@ final class TopCommand implements Callable<Integer> {
     static void print(PrintWriter out, TopFunctions.Table table, TopFunctions.Sort sort, int limit, Units units) {
         long total = table.samples();
         String unit = units.isSamples() ? "" : " " + units.label();
-        out.printf(Locale.ROOT, "%12s %7s %12s %7s  %s%n", "SELF" + unit, "SELF%", "TOTAL" + unit, "TOTAL%",
-                "FUNCTION");
+        out.print(PlainFormat.of("%12s %7s %12s %7s  %s%n", "SELF" + unit, "SELF%", "TOTAL" + unit, "TOTAL%",
+                "FUNCTION"));
         for (TopFunctions.Row r : TopFunctions.sorted(table, sort, limit)) {
-            out.printf(Locale.ROOT, "%12s %6.2f%% %12s %6.2f%%  %s%n", units.number(r.self()), pct(r.self(), total),
-                    units.number(r.total()), pct(r.total(), total), Printable.of(r.name())); // a name must not add a line
+            out.print(PlainFormat.of("%12s %6.2f%% %12s %6.2f%%  %s%n", units.number(r.self()), pct(r.self(), total),
+                    units.number(r.total()), pct(r.total(), total), Printable.of(r.name()))); // a name must not add a line
         }
-        out.printf(Locale.ROOT, "%s, %d functions%n", units.amount(total), table.rows().size());
+        out.print(PlainFormat.of("%s, %d functions%n", units.amount(total), table.rows().size()));
     }
 
     private static double pct(long part, long total) {

@@ -50,7 +50,7 @@ class AotCacheTest {
             Files.copy(in, example);
         }
         Result r = CliProcess.bash(trained, "bash " + PROJECT.resolve("scripts/aot-train") + " " + javaHome()
-                + " target/stackfold.jar fold example.folded --then info example.folded");
+                + " target/stackfold.jar fold example.folded --then info example.folded --then --version");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(target.resolve("stackfold.aot")).isNotEmptyFile();
         assertThat(target.resolve("stackfold.aot.jdk")).content().startsWith(javaHome() + " 25");
@@ -73,9 +73,13 @@ class AotCacheTest {
     }
 
     private Run fold() throws Exception {
+        return stackfold("fold example.folded");
+    }
+
+    private Run stackfold(String args) throws Exception {
         Path log = dir.resolve("class-load.log");
         Files.deleteIfExists(log);
-        Result r = CliProcess.bash(dir, "./stackfold fold example.folded", Map.of(
+        Result r = CliProcess.bash(dir, "./stackfold " + args, Map.of(
                 "STACKFOLD_JAVA_HOME", javaHome(),
                 "STACKFOLD_JAVA_OPTS", "-Xlog:class+load:file=" + log));
         String main = Files.readAllLines(log).stream().filter(l -> l.contains(" org.stackfold.cli.Main source: "))
@@ -104,6 +108,16 @@ class AotCacheTest {
         assertThat(run.result().code()).as(run.result().err()).isZero();
         assertThat(run.result().err()).isEmpty();
         assertThat(run.result().out()).isEqualTo(expected());
+        assertThat(run.mainFromCache()).isTrue();
+    }
+
+    @Test
+    void theVersionUsesAFreshCache() throws Exception {
+        root();
+        Run run = stackfold("--version");
+        assertThat(run.result().code()).as(run.result().err()).isZero();
+        assertThat(run.result().err()).isEmpty();
+        assertThat(run.result().out()).startsWith("stackfold ");
         assertThat(run.mainFromCache()).isTrue();
     }
 

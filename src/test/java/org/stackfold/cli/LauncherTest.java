@@ -93,6 +93,30 @@ class LauncherTest {
     }
 
     @Test
+    void helpAndTheVersionRunWithC1Alone() throws Exception {
+        for (String args : List.of("", "--version", "-V", "--help", "help info", "info --help", "flamegraph -h")) {
+            assertThat(jvmArguments(args)).as(args).contains("-XX:TieredStopAtLevel=1");
+        }
+        assertThat(jvmArguments("flamegraph")).contains("-XX:TieredStopAtLevel=4"); // reads standard input
+    }
+
+    @Test
+    void c1AloneDoesNotReplayTheTrainingsProfiles() throws Exception {
+        assertThat(jvmArguments("info small.folded")).containsSubsequence("-XX:AOTCache=" + dir.resolve("target/stackfold.aot"),
+                "-XX:+UnlockDiagnosticVMOptions", "-XX:-AOTReplayTraining", "-XX:TieredStopAtLevel=1");
+        assertThat(jvmArguments("info big.folded")).doesNotContain("-XX:-AOTReplayTraining");
+        assertThat(jvmArguments("info small.folded")).contains("-XX:Tier3InvocationThreshold=1000");
+        assertThat(jvmArguments("info big.folded")).noneMatch(a -> a.startsWith("-XX:Tier3"));
+        assertThat(jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
+                .doesNotContain("-XX:-AOTReplayTraining");
+        Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"26.0.1\"\nJAVA_RUNTIME_VERSION=\"25.0.9+1-LTS\"\n");
+        assertThat(jvmArguments("info small.folded")).contains("-XX:AOTCache=" + dir.resolve("target/stackfold.aot"))
+                .doesNotContain("-XX:-AOTReplayTraining"); // a JDK 25 option: another JDK may not know it
+        age(dir.resolve("target/stackfold.jar"), 50); // no cache used: nothing to replay
+        assertThat(jvmArguments("info small.folded")).doesNotContain("-XX:-AOTReplayTraining");
+    }
+
+    @Test
     void theArgumentsReachTheJarUnchanged() throws Exception {
         List<String> args = jvmArguments("info 'a b' small.folded");
         assertThat(args.subList(args.indexOf("-jar"), args.size()))

@@ -521,7 +521,7 @@ final class SvgWriter {
             tenths((long) t); // the common 207.5
             return;
         }
-        String s = String.format(java.util.Locale.ROOT, "%.4f", v);
+        String s = org.stackfold.io.PlainFormat.of("%.4f", v);
         int e = s.length();
         while (s.charAt(e - 1) == '0') {
             e--;
