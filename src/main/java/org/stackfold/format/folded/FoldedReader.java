@@ -130,6 +130,49 @@ public final class FoldedReader {
     }
 
     /**
+     * The input as one tree per reader range, for a consumer that can take them apart (a flame graph's
+     * layout): range {@code i}'s tree, whose frame ids map to {@code frames} through
+     * {@code frameMaps.get(i)}. Where the ranges share no root frame the trees are left as read (no
+     * append); otherwise they are merged into one, as {@link #read} merges them.
+     */
+    public record Ranges(FrameTable frames, List<CallTree> trees, List<int[]> frameMaps, boolean differential,
+                         Stats stats) {
+    }
+
+    public Ranges readRanges(Input in) throws IOException {
+        Parsed parsed = parse(in);
+        List<Worker> workers = parsed.workers;
+        Worker first = workers.getFirst();
+        boolean differential = parsed.mode == Mode.DIFFERENTIAL;
+        if (!rootsDisjoint(workers)) {
+            for (int i = 1; i < workers.size(); i++) {
+                merge(first, workers.get(i));
+            }
+            warn(in, workers);
+            return new Ranges(first.frames, List.of(first.tree), List.of(identity(first.frames.size())),
+                    differential, stats(workers, countRecordNodes(first.recordBits)));
+        }
+        warn(in, workers);
+        List<CallTree> trees = new ArrayList<>();
+        List<int[]> maps = new ArrayList<>();
+        long stacks = 0;
+        for (Worker w : workers) {
+            trees.add(w.tree);
+            maps.add(w == first ? identity(w.frames.size()) : frameMap(first, w)); // interned already: lookups
+            stacks += countRecordNodes(w.recordBits);
+        }
+        return new Ranges(first.frames, trees, maps, differential, stats(workers, stacks));
+    }
+
+    private static int[] identity(int n) {
+        int[] map = new int[n];
+        for (int i = 0; i < n; i++) {
+            map[i] = i;
+        }
+        return map;
+    }
+
+    /**
      * True where no two ranges share a root frame. Interns every range's names into the first range's
      * frame table, in the order {@link #merge} would (so a merge after this one finds the same ids).
      */

@@ -91,6 +91,48 @@ class FoldedSummaryTest {
     }
 
     @Test
+    void rangesHoldTheSameStacksAsTheMergedTree() throws IOException {
+        for (long seed = 0; seed < 60; seed++) {
+            FoldedReader.Mode mode = seed % 3 == 0 ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
+            byte[] data = profile(seed, seed % 2 == 0, mode == FoldedReader.Mode.DIFFERENTIAL);
+            FoldedReader.Result whole;
+            try (Input in = Input.ofBytes("t.folded", data)) {
+                whole = new FoldedReader(mode, true, 1, w -> { }, 1).read(in);
+            }
+            for (int threads = 1; threads <= 3; threads++) {
+                FoldedReader.Ranges r;
+                try (Input in = Input.ofBytes("t.folded", data)) {
+                    r = new FoldedReader(mode, true, threads, w -> { }, 1).readRanges(in);
+                }
+                assertThat(r.stats()).isEqualTo(whole.stats());
+                // Each range's stacks, named through its frame map, are the whole tree's stacks.
+                java.util.Map<String, Long> stacks = new java.util.TreeMap<>();
+                for (int i = 0; i < r.trees().size(); i++) {
+                    CallTree t = r.trees().get(i);
+                    int[] map = r.frameMaps().get(i);
+                    for (int n = 1; n < t.size(); n++) {
+                        StringBuilder sb = new StringBuilder();
+                        for (int f : t.stack(n)) {
+                            sb.append(r.frames().name(map[f])).append(';');
+                        }
+                        stacks.merge(sb.toString(), t.self(n, t.weights() - 1), Long::sum);
+                    }
+                }
+                java.util.Map<String, Long> expected = new java.util.TreeMap<>();
+                CallTree t = whole.profile().tree();
+                for (int n = 1; n < t.size(); n++) {
+                    StringBuilder sb = new StringBuilder();
+                    for (int f : t.stack(n)) {
+                        sb.append(whole.profile().frames().name(f)).append(';');
+                    }
+                    expected.merge(sb.toString(), t.self(n, t.weights() - 1), Long::sum);
+                }
+                assertThat(stacks).as("seed %d, %d threads", seed, threads).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
     void samplesPastTwoToTheSixtyThreeAreAnOverflowAsTheTreeSumIs() {
         byte[] data = "a;x 9223372036854775807\nb;y 1\n".getBytes(StandardCharsets.UTF_8);
         assertThatThrownBy(() -> summarized(data, FoldedReader.Mode.PLAIN, 2, new ArrayList<>()))
