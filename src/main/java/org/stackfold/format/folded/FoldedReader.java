@@ -83,9 +83,7 @@ public final class FoldedReader {
         Parsed parsed = parse(in);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
-        for (int i = 1; i < workers.size(); i++) {
-            merge(first, workers.get(i));
-        }
+        mergeAll(workers);
         warn(in, workers);
         Profile p = new Profile(first.frames, first.tree,
                 parsed.mode == Mode.DIFFERENTIAL
@@ -101,9 +99,7 @@ public final class FoldedReader {
         boolean differential = parsed.mode == Mode.DIFFERENTIAL;
         int weights = differential ? 2 : 1;
         if (!rootsDisjoint(workers)) {
-            for (int i = 1; i < workers.size(); i++) {
-                merge(first, workers.get(i));
-            }
+            mergeAll(workers);
             warn(in, workers);
             long[] samples = new long[weights];
             for (int c = 0; c < weights; c++) {
@@ -145,9 +141,7 @@ public final class FoldedReader {
         Worker first = workers.getFirst();
         boolean differential = parsed.mode == Mode.DIFFERENTIAL;
         if (!rootsDisjoint(workers)) {
-            for (int i = 1; i < workers.size(); i++) {
-                merge(first, workers.get(i));
-            }
+            mergeAll(workers);
             warn(in, workers);
             return new Ranges(first.frames, List.of(first.tree), List.of(identity(first.frames.size())),
                     differential, stats(workers, countRecordNodes(first.recordBits)));
@@ -366,6 +360,13 @@ public final class FoldedReader {
         byte[] b = new byte[(int) (e - lineStart)];
         MemorySegment.copy(data, ValueLayout.JAVA_BYTE, lineStart, b, 0, b.length);
         return b;
+    }
+
+    /** Adds every range's tree into the first's, in file order. */
+    private static void mergeAll(List<Worker> workers) {
+        for (int i = 1; i < workers.size(); i++) {
+            merge(workers.getFirst(), workers.get(i));
+        }
     }
 
     /** Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. */
