@@ -205,6 +205,14 @@ final class FlamegraphCommand implements Callable<Integer> {
             try {
                 if (flameChart) {
                     FlameGraph.renderChart(ordered(sources.getFirst(), warn), o, out.stream(), warn);
+                } else if (oneFoldedAsIs(sources, o)) {
+                    // Drawn from the reader's range trees as they are: no appended tree, no rewrites.
+                    Input in = sources.getFirst().input();
+                    FoldedReader.Ranges r = foldedReader(sources.getFirst(), warn).readRanges(in);
+                    if (!spec.commandLine().getParseResult().hasMatchedOption("--countname")) {
+                        o.countName = countName(Profile.ValueType.SAMPLES);
+                    }
+                    FlameGraph.renderRanges(r.frames(), r.trees(), r.frameMaps(), o, out.stream(), warn);
                 } else if (streamable(sources, o)) {
                     // --reverse/--base on folded input: rewrite each record while reading, never holding
                     // the unrewritten tree as well as the rewritten one.
@@ -349,6 +357,24 @@ final class FlamegraphCommand implements Callable<Integer> {
         return sources.stream().allMatch(s -> s.format().name().equals("folded") || s.format().name().equals("diff-folded"));
     }
 
+    /** One folded input (not empty) drawn without --diff, --normalize, --no-sort or stack rewrites. */
+    private boolean oneFoldedAsIs(List<ProfileLoader.Source> sources, FlameGraphOptions o) throws IOException {
+        if (sources.size() != 1 || diff || normalize || noSort || StackTransforms.needed(o)) {
+            return false;
+        }
+        ProfileLoader.Source s = sources.getFirst();
+        return (s.format().name().equals("folded") || s.format().name().equals("diff-folded"))
+                && s.input().bytes().byteSize() > 0;
+    }
+
+    /** Folded input as flamegraph.pl reads it: plain or differential by the first record, bad lines skipped. */
+    private FoldedReader foldedReader(ProfileLoader.Source source, java.util.function.Consumer<String> warn) {
+        FoldedReader.Mode mode = source.format().name().equals("diff-folded") && from != null
+                ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
+        return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), w -> warn.accept(
+                SKIPPED.matcher(w).replaceFirst("$1: ignored $2 lines with invalid format ($3)")));
+    }
+
     /** The input with its sample order (its timeline), or a one-line refusal where its format keeps none. */
     private Profile ordered(ProfileLoader.Source source, java.util.function.Consumer<String> warn) throws IOException {
         String name = source.input().name();
@@ -382,11 +408,7 @@ final class FlamegraphCommand implements Callable<Integer> {
             if (data.byteSize() == 0) {
                 return new Profile(); // FoldedReader's parallel split wants at least one byte
             }
-            FoldedReader.Mode mode = f.name().equals("diff-folded") && from != null
-                    ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.AUTO;
-            return new FoldedReader(mode, lenient, Runtime.getRuntime().availableProcessors(), w -> warn.accept(
-                    SKIPPED.matcher(w).replaceFirst("$1: ignored $2 lines with invalid format ($3)")))
-                    .read(in).profile(); // a stream's bytes were kept by bytes() above
+            return foldedReader(source, warn).read(in).profile(); // a stream's bytes were kept by bytes() above
         }
         return source.read(formats.apply(FormatOptions.none().set("lenient", lenient)).withWarnings(warn));
     }

@@ -51,14 +51,16 @@ final class InfoCommand implements Callable<Integer> {
             if (f instanceof FoldedFormat || f instanceof DiffFoldedFormat) {
                 FoldedReader.Mode mode = f instanceof DiffFoldedFormat
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
-                FoldedReader.Result r = FoldedFormat.reader(mode, opts).read(in);
+                // Counted per reader range: no merged tree is built for numbers alone.
+                FoldedReader.Summary r = FoldedFormat.reader(mode, opts).summarize(in);
                 FoldedReader.Stats s = r.stats();
                 row(out, "lines", s.lines());
                 row(out, "records", s.records());
                 if (s.skipped() > 0) {
                     row(out, "skipped lines", s.skipped());
                 }
-                summary(out, r.profile(), s.distinctStacks());
+                summary(out, Profile.ValueType.SAMPLES, r.samples(), s.distinctStacks(), r.distinctFrames(),
+                        r.nodes());
                 row(out, "max depth", s.maxDepth());
                 out.print(PlainFormat.of("%-18s %.2f%n", "mean depth", s.meanDepth()));
                 return 0;
@@ -68,30 +70,36 @@ final class InfoCommand implements Callable<Integer> {
             }
             Profile p = src.read(opts);
             ProfileSummary s = ProfileSummary.of(p);
-            summary(out, p, s.distinctStacks());
+            long[] samples = new long[p.tree().weights()];
+            for (int c = 0; c < samples.length; c++) {
+                samples[c] = p.tree().totalSamples(c); // the root's own count too, which the summary leaves out
+            }
+            summary(out, p.valueTypes().getFirst(), samples, s.distinctStacks(), p.frames().names().size(),
+                    s.nodes());
             row(out, "max depth", s.maxDepth());
             out.print(PlainFormat.of("%-18s %.2f%n", "mean depth", s.meanDepth()));
             return 0;
         }
     }
 
-    private static void summary(PrintWriter out, Profile p, long distinctStacks) {
+    /** {@code samples}: the sum of each weight column (two: a differential profile's before and after). */
+    private static void summary(PrintWriter out, Profile.ValueType type, long[] samples, long distinctStacks,
+                                int distinctFrames, long nodes) {
         row(out, "distinct stacks", distinctStacks);
-        if (p.tree().isDifferential()) {
-            row(out, "samples (before)", p.tree().totalSamples(0));
-            row(out, "samples (after)", p.tree().totalSamples(1));
+        if (samples.length == 2) {
+            row(out, "samples (before)", samples[0]);
+            row(out, "samples (after)", samples[1]);
         } else {
-            long total = p.tree().totalSamples(); // once: a pass over every node
-            Units u = Units.of(p.valueTypes().getFirst(), total);
+            long total = samples[0];
+            Units u = Units.of(type, total);
             if (u.isSamples()) {
                 row(out, "total samples", total);
             } else { // a Go CPU profile's nanoseconds or JFR's bytes are not samples
-                out.print(PlainFormat.of("%-18s %s (%d %s)%n", "total", u.amount(total),
-                        total, p.valueTypes().getFirst().unit()));
+                out.print(PlainFormat.of("%-18s %s (%d %s)%n", "total", u.amount(total), total, type.unit()));
             }
         }
-        row(out, "distinct frames", p.frames().names().size());
-        row(out, "tree nodes", p.tree().size() - 1);
+        row(out, "distinct frames", distinctFrames);
+        row(out, "tree nodes", nodes);
     }
 
     private static void row(PrintWriter out, String label, long value) {

@@ -89,6 +89,14 @@ public class FoldedParseBenchmark {
         return parse();
     }
 
+    /** What {@code info} reads: the numbers per range, no merged tree. */
+    @Benchmark
+    public FoldedReader.Summary summarize() throws IOException {
+        try (Input in = data == null ? Input.open(file) : Input.ofBytes("bench", data)) {
+            return new FoldedReader(FoldedReader.Mode.PLAIN, false, threads, w -> { }).summarize(in);
+        }
+    }
+
     @Benchmark
     public long write() throws IOException {
         CountingStream out = new CountingStream();

@@ -39,12 +39,14 @@ public class FlameGraphRenderBenchmark {
     String file;
 
     private Profile profile;
+    private FoldedReader.Ranges ranges;
     private final FlameGraphOptions options = new FlameGraphOptions();
 
     @Setup
     public void setup() throws IOException {
         Input in = file.isEmpty() ? Input.ofBytes("generated", generate(lines)) : Input.open(file);
         profile = new FoldedReader(FoldedReader.Mode.AUTO, true, 2, w -> { }).read(in).profile();
+        ranges = new FoldedReader(FoldedReader.Mode.AUTO, true, 2, w -> { }).readRanges(in);
     }
 
     static byte[] generate(int lines) {
@@ -66,7 +68,20 @@ public class FlameGraphRenderBenchmark {
     @Benchmark
     public long render() throws IOException {
         long[] n = {0};
-        OutputStream sink = new OutputStream() {
+        FlameGraph.render(profile, options, sink(n), w -> { });
+        return n[0];
+    }
+
+    /** What the command draws one folded file with: the reader's range trees, not appended. */
+    @Benchmark
+    public long renderRanges() throws IOException {
+        long[] n = {0};
+        FlameGraph.renderRanges(ranges.frames(), ranges.trees(), ranges.frameMaps(), options, sink(n), w -> { });
+        return n[0];
+    }
+
+    private static OutputStream sink(long[] n) {
+        return new OutputStream() {
             @Override
             public void write(int b) {
                 n[0]++;
@@ -77,7 +92,5 @@ public class FlameGraphRenderBenchmark {
                 n[0] += len;
             }
         };
-        FlameGraph.render(profile, options, sink, w -> { });
-        return n[0];
     }
 }

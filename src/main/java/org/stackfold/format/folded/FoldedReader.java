@@ -40,6 +40,7 @@ public final class FoldedReader {
     private final boolean lenient;
     private final int threads;
     private final Consumer<String> warnings;
+    private final long minParallelBytes;
 
     /** What a read found besides the profile: the numbers {@code stackfold info} prints. */
     public record Stats(long lines, long records, long skipped, long fractional, int maxDepth, long depthSum,
@@ -53,20 +54,146 @@ public final class FoldedReader {
     }
 
     public FoldedReader(Mode mode, boolean lenient, int threads, Consumer<String> warnings) {
+        this(mode, lenient, threads, warnings, MIN_PARALLEL_BYTES);
+    }
+
+    /** Inputs from {@code minParallelBytes} on are cut into ranges (tests cut small inputs). */
+    FoldedReader(Mode mode, boolean lenient, int threads, Consumer<String> warnings, long minParallelBytes) {
         this.mode = mode;
         this.lenient = lenient;
         this.threads = Math.max(1, threads);
         this.warnings = warnings;
+        this.minParallelBytes = minParallelBytes;
     }
 
     public static FoldedReader plain() {
         return new FoldedReader(Mode.PLAIN, false, Runtime.getRuntime().availableProcessors(), w -> { });
     }
 
+    /**
+     * What {@code stackfold info} prints, without building the one tree {@link #read} builds: where the
+     * ranges share no root frame (the reader cut them where the root changes), the nodes are the sum of
+     * the range trees', the frames the union of their names, the stacks and samples the ranges' sums.
+     * Ranges that share a root are merged as {@link #read} merges them.
+     */
+    public record Summary(Stats stats, boolean differential, long[] samples, int distinctFrames, long nodes) {
+    }
+
     public Result read(Input in) throws IOException {
+        Parsed parsed = parse(in);
+        List<Worker> workers = parsed.workers;
+        Worker first = workers.getFirst();
+        mergeAll(workers);
+        warn(in, workers);
+        Profile p = new Profile(first.frames, first.tree,
+                parsed.mode == Mode.DIFFERENTIAL
+                        ? List.of(Profile.ValueType.SAMPLES, Profile.ValueType.SAMPLES)
+                        : List.of(Profile.ValueType.SAMPLES));
+        return new Result(p, stats(workers, countRecordNodes(first.recordBits)));
+    }
+
+    public Summary summarize(Input in) throws IOException {
+        Parsed parsed = parse(in);
+        List<Worker> workers = parsed.workers;
+        Worker first = workers.getFirst();
+        boolean differential = parsed.mode == Mode.DIFFERENTIAL;
+        int weights = differential ? 2 : 1;
+        if (!rootsDisjoint(workers)) {
+            mergeAll(workers);
+            warn(in, workers);
+            long[] samples = new long[weights];
+            for (int c = 0; c < weights; c++) {
+                samples[c] = first.tree.totalSamples(c);
+            }
+            return new Summary(stats(workers, countRecordNodes(first.recordBits)), differential, samples,
+                    first.frames.names().size(), first.tree.size() - 1L);
+        }
+        warn(in, workers);
+        long nodes = 0;
+        long stacks = 0;
+        long[] samples = new long[weights];
+        for (Worker w : workers) {
+            nodes += w.tree.size() - 1;
+            stacks += countRecordNodes(w.recordBits);
+            if (w.samplesOverflow) {
+                throw new ArithmeticException("long overflow"); // as CallTree.totalSamples would
+            }
+            for (int c = 0; c < weights; c++) {
+                samples[c] = Math.addExact(samples[c], w.samples[c]);
+            }
+        }
+        return new Summary(stats(workers, stacks), differential, samples, first.frames.names().size(), nodes);
+    }
+
+    /**
+     * The input as one tree per reader range, for a consumer that can take them apart (a flame graph's
+     * layout): range {@code i}'s tree, whose frame ids map to {@code frames} through
+     * {@code frameMaps.get(i)}. Where the ranges share no root frame the trees are left as read (no
+     * append); otherwise they are merged into one, as {@link #read} merges them.
+     */
+    public record Ranges(FrameTable frames, List<CallTree> trees, List<int[]> frameMaps, boolean differential,
+                         Stats stats) {
+    }
+
+    public Ranges readRanges(Input in) throws IOException {
+        Parsed parsed = parse(in);
+        List<Worker> workers = parsed.workers;
+        Worker first = workers.getFirst();
+        boolean differential = parsed.mode == Mode.DIFFERENTIAL;
+        if (!rootsDisjoint(workers)) {
+            mergeAll(workers);
+            warn(in, workers);
+            return new Ranges(first.frames, List.of(first.tree), List.of(identity(first.frames.size())),
+                    differential, stats(workers, countRecordNodes(first.recordBits)));
+        }
+        warn(in, workers);
+        List<CallTree> trees = new ArrayList<>();
+        List<int[]> maps = new ArrayList<>();
+        long stacks = 0;
+        for (Worker w : workers) {
+            trees.add(w.tree);
+            maps.add(w == first ? identity(w.frames.size()) : frameMap(first, w)); // interned already: lookups
+            stacks += countRecordNodes(w.recordBits);
+        }
+        return new Ranges(first.frames, trees, maps, differential, stats(workers, stacks));
+    }
+
+    private static int[] identity(int n) {
+        int[] map = new int[n];
+        for (int i = 0; i < n; i++) {
+            map[i] = i;
+        }
+        return map;
+    }
+
+    /**
+     * True where no two ranges share a root frame. Interns every range's names into the first range's
+     * frame table, in the order {@link #merge} would (so a merge after this one finds the same ids).
+     */
+    private static boolean rootsDisjoint(List<Worker> workers) {
+        Worker first = workers.getFirst();
+        java.util.BitSet roots = new java.util.BitSet();
+        for (Worker w : workers) {
+            int[] frameMap = w == first ? null : frameMap(first, w);
+            for (int r = w.tree.firstChild(CallTree.ROOT); r != 0; r = w.tree.nextSibling(r)) {
+                int f = frameMap == null ? w.tree.frame(r) : frameMap[w.tree.frame(r)];
+                if (roots.get(f)) {
+                    return false;
+                }
+                roots.set(f);
+            }
+        }
+        return true;
+    }
+
+    /** The readers' ranges parsed, errors thrown (the first in file order). */
+    private record Parsed(List<Worker> workers, Mode mode) {
+    }
+
+    private Parsed parse(Input in) throws IOException {
         MemorySegment data = in.bytes();
         long size = data.byteSize();
-        int parts = size >= MIN_PARALLEL_BYTES ? threads : 1;
+        int parts = size >= minParallelBytes ? threads : 1;
         long[] cuts = cutAtLines(data, parts);
         cuts[0] = FoldedSyntax.bomLength(data); // a UTF-8 byte-order mark is not part of the first frame
         Mode decided = mode != Mode.AUTO ? mode
@@ -94,10 +221,10 @@ public final class FoldedReader {
             }
             linesBefore += w.lines;
         }
-        Worker first = workers.getFirst();
-        for (int i = 1; i < workers.size(); i++) {
-            merge(first, workers.get(i));
-        }
+        return new Parsed(workers, decided);
+    }
+
+    private static Stats stats(List<Worker> workers, long distinctStacks) {
         long lines = 0, records = 0, skipped = 0, fractional = 0, depthSum = 0;
         int maxDepth = 0;
         for (Worker w : workers) {
@@ -108,6 +235,15 @@ public final class FoldedReader {
             depthSum += w.depthSum;
             maxDepth = Math.max(maxDepth, w.maxDepth);
         }
+        return new Stats(lines, records, skipped, fractional, maxDepth, depthSum, distinctStacks);
+    }
+
+    private void warn(Input in, List<Worker> workers) {
+        long skipped = 0, fractional = 0;
+        for (Worker w : workers) {
+            skipped += w.skipped;
+            fractional += w.fractional;
+        }
         if (skipped > 0) {
             warnings.accept(in.name() + ": skipped " + skipped + " bad line" + (skipped == 1 ? "" : "s")
                     + " (first at line " + firstSkippedLine(workers) + ": " + firstSkippedReason(workers) + ")");
@@ -117,12 +253,6 @@ public final class FoldedReader {
                     + (fractional == 1 ? " was" : "s were") + " truncated to integers"
                     + " (scale the counts up and use --factor to keep the precision)");
         }
-        Profile p = new Profile(first.frames, first.tree,
-                decided == Mode.DIFFERENTIAL
-                        ? List.of(Profile.ValueType.SAMPLES, Profile.ValueType.SAMPLES)
-                        : List.of(Profile.ValueType.SAMPLES));
-        long distinct = countRecordNodes(first);
-        return new Result(p, new Stats(lines, records, skipped, fractional, maxDepth, depthSum, distinct));
     }
 
     private static long firstSkippedLine(List<Worker> workers) {
@@ -145,8 +275,7 @@ public final class FoldedReader {
         return "";
     }
 
-    private static long countRecordNodes(Worker w) {
-        long[] bits = w.recordBits;
+    private static long countRecordNodes(long[] bits) {
         long n = 0;
         for (long b : bits) {
             n += Long.bitCount(b);
@@ -233,13 +362,16 @@ public final class FoldedReader {
         return b;
     }
 
+    /** Adds every range's tree into the first's, in file order. */
+    private static void mergeAll(List<Worker> workers) {
+        for (int i = 1; i < workers.size(); i++) {
+            merge(workers.getFirst(), workers.get(i));
+        }
+    }
+
     /** Adds b's tree into a's: frames re-interned, nodes re-parented, counts summed. */
     private static void merge(Worker a, Worker b) {
-        int[] frameMap = new int[b.frames.size()];
-        for (int f = 0; f < frameMap.length; f++) {
-            byte[] name = b.frames.nameBytes(f);
-            frameMap[f] = a.frames.plain(name, 0, name.length);
-        }
+        int[] frameMap = frameMap(a, b);
         CallTree ta = a.tree;
         CallTree tb = b.tree;
         if (sharesNoRoot(ta, tb, frameMap)) {
@@ -265,6 +397,16 @@ public final class FoldedReader {
                 a.markRecord(m);
             }
         }
+    }
+
+    /** b's frame ids in a's table, b's names interned there (idempotent: a second call finds them). */
+    private static int[] frameMap(Worker a, Worker b) {
+        int[] frameMap = new int[b.frames.size()];
+        for (int f = 0; f < frameMap.length; f++) {
+            byte[] name = b.frames.nameBytes(f);
+            frameMap[f] = a.frames.plain(name, 0, name.length);
+        }
+        return frameMap;
     }
 
     private static boolean sharesNoRoot(CallTree ta, CallTree tb, int[] frameMap) {
@@ -294,6 +436,9 @@ public final class FoldedReader {
         long fractional;
         long depthSum;
         int maxDepth;
+        // Sums of the counts per column, for info; sticky once past 2^63-1 (counts are never negative).
+        final long[] samples = new long[2];
+        boolean samplesOverflow;
         String error;
         long errorLine;
         long firstSkipLine;
@@ -472,6 +617,7 @@ public final class FoldedReader {
             }
             markRecord(node);
             records++;
+            samplesOverflow |= (samples[0] += count) < 0 | (samples[1] += count2) < 0;
             return true;
         }
 

@@ -3,6 +3,7 @@ package org.stackfold.render.flamegraph;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Consumer;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
@@ -53,6 +54,31 @@ public final class FlameGraph {
         }
         FrameLayout layout = FrameLayout.of(tree, profile.frames(), o, warn);
         write(layout, profile.frames(), o, out, warn);
+    }
+
+    /**
+     * Renders the trees of a parallel read that share no root frame, as {@link #render} renders the
+     * tree they would make appended (same SVG), without appending them: only what the layout reads is
+     * taken from them ({@link VisibleTree}). {@code frameMaps.get(i)} maps tree i's frame ids to
+     * {@code frames}'. No stack rewrites: with --base or --reverse use {@link #render}.
+     */
+    public static void renderRanges(FrameTable frames, List<CallTree> trees, List<int[]> frameMaps,
+                                    FlameGraphOptions o, OutputStream out, Consumer<String> warn) throws IOException {
+        o.validate();
+        if (StackTransforms.needed(o)) {
+            throw new IllegalArgumentException("stack rewrites need one tree: use render");
+        }
+        VisibleTree visible = VisibleTree.of(trees, frameMaps, o);
+        long samples = visible.samples[visible.samples.length - 1];
+        if (samples == 0) {
+            new SvgWriter(o, out).writeEmpty();
+            throw new EmptyProfileException();
+        }
+        if (o.countName.equals("samples") && samples < 100 && !o.inferno()) {
+            warn.accept("stack count is low (" + samples + "); did something go wrong?");
+        }
+        FrameLayout layout = FrameLayout.of(visible.tree, frames, o, warn, visible.maxDelta);
+        write(layout, frames, o, out, warn);
     }
 
     /**

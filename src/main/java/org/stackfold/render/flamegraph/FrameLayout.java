@@ -71,6 +71,15 @@ final class FrameLayout {
     /** Lays out a merged call tree. */
     static FrameLayout of(CallTree tree, FrameTable frames, FlameGraphOptions o,
                           java.util.function.Consumer<String> warn) {
+        return of(tree, frames, o, warn, 0);
+    }
+
+    /**
+     * Lays out a merged call tree; {@code knownMaxDelta}, where positive, is the differential colour
+     * scale's largest delta, taken over a bigger tree than this one ({@link VisibleTree}).
+     */
+    static FrameLayout of(CallTree tree, FrameTable frames, FlameGraphOptions o,
+                          java.util.function.Consumer<String> warn, long knownMaxDelta) {
         boolean diff = tree.isDifferential();
         int col = diff ? 1 : 0;
         int size = tree.size();
@@ -78,8 +87,8 @@ final class FrameLayout {
         long samples = total[0];
         long timeMax = timeMax(o, samples, warn);
         double threshold = threshold(o, Math.max(1, timeMax));
-        long maxDelta = 1;
-        if (diff) {
+        long maxDelta = Math.max(1, knownMaxDelta);
+        if (diff && knownMaxDelta <= 0) {
             for (int n = 1; n < size; n++) {
                 long d = Math.abs(tree.self(n, 1) - tree.self(n, 0));
                 if (d > maxDelta) {

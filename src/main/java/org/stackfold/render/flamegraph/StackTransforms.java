@@ -43,7 +43,7 @@ public final class StackTransforms {
         return baseState[f] == 2;
     }
 
-    static boolean needed(FlameGraphOptions o) {
+    public static boolean needed(FlameGraphOptions o) {
         return o.reverse || !o.base.isEmpty();
     }
 

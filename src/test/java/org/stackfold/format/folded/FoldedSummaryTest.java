@@ -1,0 +1,143 @@
+package org.stackfold.format.folded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.stackfold.io.Input;
+import org.stackfold.model.CallTree;
+
+/**
+ * {@link FoldedReader#summarize} (what {@code info} prints, counted per range without a merged tree)
+ * against the same numbers taken from {@link FoldedReader#read}'s merged tree, on seeded random
+ * profiles read whole and cut into two and three ranges: sorted (the ranges share no root) and
+ * unsorted (they do, and are merged).
+ */
+class FoldedSummaryTest {
+    private record Numbers(FoldedReader.Stats stats, List<Long> samples, int frames, long nodes) {
+    }
+
+    private static Numbers viaTree(byte[] data, FoldedReader.Mode mode, int threads, List<String> warnings)
+            throws IOException {
+        try (Input in = Input.ofBytes("t.folded", data)) {
+            FoldedReader.Result r = new FoldedReader(mode, true, threads, warnings::add, 1).read(in);
+            CallTree t = r.profile().tree();
+            List<Long> samples = new ArrayList<>();
+            for (int c = 0; c < t.weights(); c++) {
+                samples.add(t.totalSamples(c));
+            }
+            return new Numbers(r.stats(), samples, r.profile().frames().names().size(), t.size() - 1L);
+        }
+    }
+
+    private static Numbers summarized(byte[] data, FoldedReader.Mode mode, int threads, List<String> warnings)
+            throws IOException {
+        try (Input in = Input.ofBytes("t.folded", data)) {
+            FoldedReader.Summary s = new FoldedReader(mode, true, threads, warnings::add, 1).summarize(in);
+            List<Long> samples = new ArrayList<>();
+            for (long v : s.samples()) {
+                samples.add(v);
+            }
+            assertThat(s.differential()).isEqualTo(mode == FoldedReader.Mode.DIFFERENTIAL);
+            return new Numbers(s.stats(), samples, s.distinctFrames(), s.nodes());
+        }
+    }
+
+    /** Random stacks over a few roots and a shared frame vocabulary; some bad lines and repeats. */
+    private static byte[] profile(long seed, boolean sorted, boolean differential) {
+        SplittableRandom r = new SplittableRandom(seed);
+        List<String> lines = new ArrayList<>();
+        int n = r.nextInt(1, 600);
+        int roots = r.nextInt(1, 6);
+        for (int i = 0; i < n; i++) {
+            StringBuilder sb = new StringBuilder("r").append(r.nextInt(roots));
+            int depth = r.nextInt(0, 8);
+            for (int d = 0; d < depth; d++) {
+                sb.append(';').append(r.nextBoolean() ? "f" : "g").append(r.nextInt(12));
+            }
+            sb.append(' ').append(r.nextInt(1, 1000));
+            if (differential) {
+                sb.append(' ').append(r.nextInt(0, 1000));
+            }
+            lines.add(r.nextInt(50) == 0 ? "bad line" : sb.toString());
+        }
+        if (sorted) {
+            lines.sort(null);
+        }
+        return (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void sameNumbersAsTheMergedTree() throws IOException {
+        for (long seed = 0; seed < 120; seed++) {
+            boolean sorted = seed % 2 == 0;
+            boolean differential = seed % 3 == 0;
+            FoldedReader.Mode mode = differential ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
+            byte[] data = profile(seed, sorted, differential);
+            List<String> expectedWarnings = new ArrayList<>();
+            Numbers expected = viaTree(data, mode, 1, expectedWarnings);
+            for (int threads = 1; threads <= 3; threads++) {
+                List<String> warnings = new ArrayList<>();
+                assertThat(summarized(data, mode, threads, warnings))
+                        .as("seed %d, %d threads", seed, threads).isEqualTo(expected);
+                assertThat(warnings).isEqualTo(expectedWarnings);
+            }
+        }
+    }
+
+    @Test
+    void rangesHoldTheSameStacksAsTheMergedTree() throws IOException {
+        for (long seed = 0; seed < 60; seed++) {
+            FoldedReader.Mode mode = seed % 3 == 0 ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
+            byte[] data = profile(seed, seed % 2 == 0, mode == FoldedReader.Mode.DIFFERENTIAL);
+            FoldedReader.Result whole;
+            try (Input in = Input.ofBytes("t.folded", data)) {
+                whole = new FoldedReader(mode, true, 1, w -> { }, 1).read(in);
+            }
+            for (int threads = 1; threads <= 3; threads++) {
+                FoldedReader.Ranges r;
+                try (Input in = Input.ofBytes("t.folded", data)) {
+                    r = new FoldedReader(mode, true, threads, w -> { }, 1).readRanges(in);
+                }
+                assertThat(r.stats()).isEqualTo(whole.stats());
+                // Each range's stacks, named through its frame map, are the whole tree's stacks.
+                java.util.Map<String, Long> stacks = new java.util.TreeMap<>();
+                for (int i = 0; i < r.trees().size(); i++) {
+                    CallTree t = r.trees().get(i);
+                    int[] map = r.frameMaps().get(i);
+                    for (int n = 1; n < t.size(); n++) {
+                        StringBuilder sb = new StringBuilder();
+                        for (int f : t.stack(n)) {
+                            sb.append(r.frames().name(map[f])).append(';');
+                        }
+                        stacks.merge(sb.toString(), t.self(n, t.weights() - 1), Long::sum);
+                    }
+                }
+                java.util.Map<String, Long> expected = new java.util.TreeMap<>();
+                CallTree t = whole.profile().tree();
+                for (int n = 1; n < t.size(); n++) {
+                    StringBuilder sb = new StringBuilder();
+                    for (int f : t.stack(n)) {
+                        sb.append(whole.profile().frames().name(f)).append(';');
+                    }
+                    expected.merge(sb.toString(), t.self(n, t.weights() - 1), Long::sum);
+                }
+                assertThat(stacks).as("seed %d, %d threads", seed, threads).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
+    void samplesPastTwoToTheSixtyThreeAreAnOverflowAsTheTreeSumIs() {
+        byte[] data = "a;x 9223372036854775807\nb;y 1\n".getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> summarized(data, FoldedReader.Mode.PLAIN, 2, new ArrayList<>()))
+                .isInstanceOf(ArithmeticException.class);
+        assertThatThrownBy(() -> viaTree(data, FoldedReader.Mode.PLAIN, 2, new ArrayList<>()))
+                .isInstanceOf(ArithmeticException.class);
+    }
+}
