@@ -1237,6 +1237,12 @@ final class CommandSpecs {
                 .type(java.lang.String.class)
                 .setter(new Access(c, 1002)).getter(new Access(c, 1002))
                 .hasInitialValue(false).build());
+        s.addOption(OptionSpec.builder("--push-gzip")
+                .arity("0").paramLabel("<gzip>").descriptionKey("")
+                .description("For --push with --push-protocol otlp: send the body gzip-compressed.")
+                .type(boolean.class)
+                .setter(new Access(c, 1003)).getter(new Access(c, 1003))
+                .hasInitialValue(false).build());
         return s;
     }
 
@@ -1742,6 +1748,7 @@ final class CommandSpecs {
                 case 1000 -> last;
                 case 1001 -> last;
                 case 1002 -> last;
+                case 1003 -> last;
                 case 170 -> ((RecordCommand) target).labels;
                 case 171 -> ((RecordCommand) target).command;
                 case 172 -> ((SymbolizeCommand) target).pid;
@@ -1964,6 +1971,7 @@ final class CommandSpecs {
                 case 1000 -> ((RecordPush) target).url((java.net.URI) value);
                 case 1001 -> ((RecordPush) target).protocol((java.lang.String) value);
                 case 1002 -> ((RecordPush) target).app((java.lang.String) value);
+                case 1003 -> ((RecordPush) target).gzip((boolean) value);
                 case 170 -> ((RecordCommand) target).labels = (java.util.List<java.lang.String>) value;
                 case 171 -> ((RecordCommand) target).command = (java.util.List<java.lang.String>) value;
                 case 172 -> ((SymbolizeCommand) target).pid = (java.lang.Integer) value;

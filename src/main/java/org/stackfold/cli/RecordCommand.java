@@ -114,6 +114,7 @@ final class RecordCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--label needs --store DIR or --push URL");
         }
         org.stackfold.fleet.store.Labels.map(labels); // a bad label fails now, not after the recording
+        push.checkTogether();
         ProfileFormat format = svg() || html() ? null : Formats.forOutput(output, to, "folded");
         if (format != null && !format.canWrite()) {
             throw new InputException("format " + format.name() + " cannot be written");

@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
  */
 final class RecordPush {
     private final Instant started = Instant.now();
-    private final PushCommand.PushOptions options = new PushCommand.PushOptions();
+    final PushCommand.PushOptions options = new PushCommand.PushOptions();
     private URI url;
 
     @Spec(Spec.Target.MIXEE)
@@ -50,6 +50,30 @@ final class RecordPush {
     @Option(names = "--push-app", paramLabel = "NAME", description = "For --push: the application name (default stackfold.cpu).")
     void app(String value) {
         options.app = value;
+    }
+
+    @Option(names = "--push-gzip", description = "For --push with --push-protocol otlp: send the body gzip-compressed.")
+    void gzip(boolean value) {
+        options.gzip = value;
+    }
+
+    /**
+     * Checks what the options say only together (--push-gzip needs --push and otlp), before the
+     * recording starts rather than when it is sent.
+     */
+    void checkTogether() {
+        if (url == null) {
+            if (options.gzip) {
+                throw new ParameterException(spec.commandLine(), "--push-gzip needs --push URL");
+            }
+            return;
+        }
+        try {
+            options.checked(url);
+        } catch (UsageException e) {
+            throw new ParameterException(spec.commandLine(),
+                    e.getMessage().replace("--gzip", "--push-gzip").replace("--protocol", "--push-protocol"));
+        }
     }
 
     /** A usage error while parsing is picocli's, so that it reads as every other bad option does. */

@@ -63,10 +63,26 @@ class OtlpCliTest {
     }
 
     @Test
+    void recordPushGzipReachesThePusher() {
+        picocli.CommandLine cl = Main.commandLine("record", "--push", "http://127.0.0.1:1", "--push-protocol", "otlp",
+                "--push-gzip", "-d", "1");
+        cl.parseArgs("record", "--push", "http://127.0.0.1:1", "--push-protocol", "otlp", "--push-gzip", "-d", "1");
+        RecordCommand record = cl.getSubcommands().get("record").getCommand();
+        record.push.checkTogether();
+        assertThat(record.push.options.gzip).isTrue();
+    }
+
+    @Test
     void recordPushOptionsAreCheckedBeforeRecording() {
         assertThat(run("record", "--push", "ftp://x", "-d", "1").code()).isEqualTo(2);
         assertThat(run("record", "--push", "http://127.0.0.1:1", "--label", "bad", "-d", "1").code()).isEqualTo(2);
         assertThat(run("record", "--push", "http://127.0.0.1:1", "--push-protocol", "grpc", "-d", "1").code()).isEqualTo(2);
+        Run gzipPyroscope = run("record", "--push", "http://127.0.0.1:1", "--push-gzip", "-d", "1");
+        assertThat(gzipPyroscope.code()).isEqualTo(2);
+        assertThat(gzipPyroscope.err()).contains("--push-gzip applies to --push-protocol otlp only");
+        Run gzipAlone = run("record", "--push-gzip", "-d", "1");
+        assertThat(gzipAlone.code()).isEqualTo(2);
+        assertThat(gzipAlone.err()).contains("--push-gzip needs --push URL");
         Run labelAlone = run("record", "--label", "version=1", "-d", "1");
         assertThat(labelAlone.code()).isEqualTo(2);
         assertThat(labelAlone.err()).contains("--label needs --store DIR or --push URL");
