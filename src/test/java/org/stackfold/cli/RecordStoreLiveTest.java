@@ -14,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.stackfold.record.Privileges;
 
 /**
- * {@code record --store} end to end with a real, short recording (skipped, with the reason, where
- * eBPF is not allowed): what lands in the table is what {@code -o} wrote, under the default labels.
+ * {@code record --store} and {@code record --push} end to end with a real, short recording (skipped,
+ * with the reason, where eBPF is not allowed): what lands in the table, or reaches a local OTLP
+ * receiver, is what {@code -o} wrote.
  */
 class RecordStoreLiveTest {
     /** About half a second of CPU in dash, whatever the machine's load. */
@@ -60,5 +61,45 @@ class RecordStoreLiveTest {
         assertThat(fields[0]).isEqualTo(host.replaceAll("[^A-Za-z0-9_.-]", "_"));
         assertThat(fields[1]).isEqualTo("record -- /bin/sh -c " + BUSY);
         assertThat(Long.parseLong(fields[2])).isBetween(before, after);
+    }
+
+    @Test
+    void aRecordingIsPushedOverOtlpGzippedAsItWasWritten() throws Exception {
+        String missing = Privileges.missing();
+        assumeTrue(missing == null, missing);
+        java.util.List<String> encodings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.List<byte[]> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/v1development/profiles", exchange -> {
+            encodings.add(String.valueOf(exchange.getRequestHeaders().getFirst("Content-Encoding")));
+            try (var in = new java.util.zip.GZIPInputStream(exchange.getRequestBody())) {
+                bodies.add(in.readAllBytes());
+            }
+            byte[] ok = io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceResponse
+                    .getDefaultInstance().toByteArray();
+            exchange.getResponseHeaders().set("Content-Type", "application/x-protobuf");
+            exchange.sendResponseHeaders(200, ok.length == 0 ? -1 : ok.length);
+            exchange.getResponseBody().write(ok);
+            exchange.close();
+        });
+        server.start();
+        try {
+            Path folded = dir.resolve("cpu.folded");
+            String url = "http://127.0.0.1:" + server.getAddress().getPort();
+            Run r = run("record", "-F", "499", "-o", folded.toString(), "--push", url, "--push-protocol", "otlp",
+                    "--push-gzip", "--", "/bin/sh", "-c", BUSY);
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.err()).contains("pushed the recording to " + url);
+            assertThat(encodings).containsExactly("gzip");
+            // An export request and a ProfilesData file share their wire format: the body read back as a file.
+            Path received = dir.resolve("received.otlp.pb");
+            Files.write(received, bodies.getFirst());
+            Run back = run("fold", received.toString());
+            assertThat(back.code()).as(back.err()).isZero();
+            assertThat(back.out()).isEqualTo(run("fold", folded.toString()).out());
+        } finally {
+            server.stop(0);
+        }
     }
 }
