@@ -80,7 +80,7 @@ public final class FoldedReader {
     }
 
     public Result read(Input in) throws IOException {
-        Parsed parsed = parse(in);
+        Parsed parsed = parse(in, false);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
         mergeAll(workers);
@@ -93,7 +93,55 @@ public final class FoldedReader {
     }
 
     public Summary summarize(Input in) throws IOException {
-        Parsed parsed = parse(in);
+        Summary counted = countWithoutTrees(in);
+        return counted != null ? counted : summarizeWithTrees(in);
+    }
+
+    /**
+     * {@link #summarize} in one pass without any tree, for input whose stacks come in byte order (as
+     * collapsers sort them): each line then shares its leading frames with the line before, a node is
+     * a frame after that shared part, and no node left behind is entered again but one: a stack that
+     * ends with frame F followed by stacks going on with F's name and a byte below {@code ;}
+     * ({@code a;b 5}, {@code a;b2;x 1}, {@code a;b;c 3} is byte order, and {@code a;b} comes back
+     * once); such frames are remembered until they do. Null where a range is out of byte order,
+     * shares a root frame with another range, or its sums overflow: the caller then reads with trees.
+     * Interning the names remains (distinct frames).
+     */
+    Summary countWithoutTrees(Input in) throws IOException {
+        Parsed parsed = parse(in, true);
+        List<Worker> workers = parsed.workers;
+        Worker first = workers.getFirst();
+        java.util.BitSet roots = new java.util.BitSet();
+        for (Worker w : workers) {
+            if (w.notInOrder || w.samplesOverflow) {
+                return null;
+            }
+            int[] frameMap = w == first ? null : frameMap(first, w);
+            for (int i = 0; i < w.rootCount; i++) {
+                int f = frameMap == null ? w.roots[i] : frameMap[w.roots[i]];
+                if (roots.get(f)) {
+                    return null;
+                }
+                roots.set(f);
+            }
+        }
+        warn(in, workers);
+        boolean differential = parsed.mode == Mode.DIFFERENTIAL;
+        long nodes = 0;
+        long stacks = 0;
+        long[] samples = new long[differential ? 2 : 1];
+        for (Worker w : workers) {
+            nodes += w.nodes;
+            stacks += w.distinctStacks;
+            for (int c = 0; c < samples.length; c++) {
+                samples[c] = Math.addExact(samples[c], w.samples[c]);
+            }
+        }
+        return new Summary(stats(workers, stacks), differential, samples, first.frames.names().size(), nodes);
+    }
+
+    private Summary summarizeWithTrees(Input in) throws IOException {
+        Parsed parsed = parse(in, false);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
         boolean differential = parsed.mode == Mode.DIFFERENTIAL;
@@ -136,7 +184,7 @@ public final class FoldedReader {
     }
 
     public Ranges readRanges(Input in) throws IOException {
-        Parsed parsed = parse(in);
+        Parsed parsed = parse(in, false);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
         boolean differential = parsed.mode == Mode.DIFFERENTIAL;
@@ -190,7 +238,8 @@ public final class FoldedReader {
     private record Parsed(List<Worker> workers, Mode mode) {
     }
 
-    private Parsed parse(Input in) throws IOException {
+    /** {@code countOnly}: no trees, see {@link #countWithoutTrees}. */
+    private Parsed parse(Input in, boolean countOnly) throws IOException {
         MemorySegment data = in.bytes();
         long size = data.byteSize();
         int parts = size >= minParallelBytes ? threads : 1;
@@ -203,7 +252,7 @@ public final class FoldedReader {
             long[] done = new long[cuts.length - 1];
             for (int i = 0; i + 1 < cuts.length; i++) {
                 final int part = i;
-                workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient,
+                workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient, countOnly,
                         pos -> {
                             synchronized (done) {
                                 done[part] = pos - cuts[part];
@@ -452,13 +501,26 @@ public final class FoldedReader {
         private int[] prevEnds = new int[256];
         private int[] prevNodes = new int[257];
 
-        Worker(Input in, long from, long to, Mode mode, boolean lenient,
+        // Counting without a tree (countOnly): what the tree would have, and whether the input allowed it.
+        private final boolean countOnly;
+        long nodes;
+        long distinctStacks;
+        int[] roots = new int[16];
+        int rootCount;
+        boolean notInOrder;
+        // Frames whose node may be entered again (see countOnlyCheck): their stacks' bytes, and depth.
+        private byte[][] pending = new byte[4][];
+        private int[] pendingDepths = new int[4];
+        private int pendingCount;
+
+        Worker(Input in, long from, long to, Mode mode, boolean lenient, boolean countOnly,
                java.util.function.LongConsumer progress) {
             this.in = in;
             this.from = from;
             this.to = to;
             this.mode = mode;
             this.lenient = lenient;
+            this.countOnly = countOnly;
             this.progress = progress;
             this.tree = new CallTree(mode == Mode.DIFFERENTIAL ? 2 : 1);
         }
@@ -606,6 +668,11 @@ public final class FoldedReader {
                 return bad("empty stack");
             }
             int node = stackNode(b, s, stackEnd);
+            if (countOnly) {
+                records++;
+                samplesOverflow |= (samples[0] += count) < 0 | (samples[1] += count2) < 0;
+                return true;
+            }
             try {
                 tree.addSelf(node, 0, count);
                 if (mode == Mode.DIFFERENTIAL) {
@@ -621,6 +688,62 @@ public final class FoldedReader {
             return true;
         }
 
+        /**
+         * For {@link FoldedReader#countWithoutTrees}: the stack b[s, s+len) against the previous one,
+         * which differ first at {@code m} (-1: the same stack). Notes a new distinct stack, and
+         * whether the pass may go on: the stack must not come before the previous one in byte order,
+         * and where the previous stack's frame ends at {@code m} without being shared, the new frame
+         * there must not go on with a byte below ';' (the previous frame's node could come back).
+         */
+        private void countOnlyCheck(byte[] b, int s, int len, int m) {
+            if (m < 0) {
+                return; // the same stack again
+            }
+            distinctStacks++;
+            if (prevLen == 0 && prevDepth == 0) {
+                return; // the range's first stack
+            }
+            if (m == len || m < prevLen && (b[s + m] & 0xff) < (prev[m] & 0xff)) {
+                notInOrder = true; // a prefix of the previous stack, or below it at m
+                return;
+            }
+            if (m == prevLen && (b[s + m] & 0xff) < ';') {
+                // The previous stack ended with frame F and this one goes on with F's name and a byte
+                // below ';' (F+0x5d after F): F's children, if any, come after this run of lines.
+                if (pendingCount == pending.length) {
+                    pending = Arrays.copyOf(pending, pendingCount * 2);
+                    pendingDepths = Arrays.copyOf(pendingDepths, pendingCount * 2);
+                }
+                pending[pendingCount] = Arrays.copyOf(prev, prevLen);
+                pendingDepths[pendingCount++] = prevDepth - 1;
+            }
+        }
+
+        /**
+         * True where the first new frame of the stack b[s, e), at depth {@code depth}, is a frame left
+         * behind as in {@link #countOnlyCheck} (its node exists already); forgets it then.
+         */
+        private boolean comesBack(byte[] b, int s, int e, int depth) {
+            for (int i = 0; i < pendingCount; i++) {
+                byte[] path = pending[i];
+                int end = s + path.length;
+                if (pendingDepths[i] == depth && end < e && b[end] == ';'
+                        && Arrays.equals(b, s, end, path, 0, path.length)) {
+                    pending[i] = pending[--pendingCount];
+                    pendingDepths[i] = pendingDepths[pendingCount];
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void addRoot(int frame) {
+            if (rootCount == roots.length) {
+                roots = Arrays.copyOf(roots, rootCount * 2);
+            }
+            roots[rootCount++] = frame;
+        }
+
         /** The count in b[s, e): truncated where fractional (and counted), or {@link FoldedSyntax#TOO_LARGE}. */
         private long parseCount(byte[] b, int s, int e) {
             if (FoldedSyntax.losesFraction(b, s, e)) {
@@ -633,6 +756,9 @@ public final class FoldedReader {
         private int stackNode(byte[] b, int s, int e) {
             int len = e - s;
             int m = Arrays.mismatch(b, s, e, prev, 0, prevLen);
+            if (countOnly) {
+                countOnlyCheck(b, s, len, m);
+            }
             if (m < 0) {
                 m = len;
             }
@@ -647,6 +773,9 @@ public final class FoldedReader {
             }
             int node = prevNodes[k];
             int depth = k;
+            if (countOnly && pendingCount > 0 && comesBack(b, s, e, depth)) {
+                nodes--; // counted below as new, though its node was made before
+            }
             int createdFrom = tree.size(); // nodes from here on are new: they have no children yet
             if (!(depth > 0 && prevEnds[depth - 1] == len)) {
                 int i = depth == 0 ? 0 : prevEnds[depth - 1] + 1;
@@ -671,7 +800,14 @@ public final class FoldedReader {
                     }
                     int nameLen = j - startOfName;
                     int frame = frames.plain(b, startOfName, nameLen, ByteWords.finish(h, nameLen));
-                    node = node >= createdFrom ? tree.newChild(node, frame) : tree.child(node, frame);
+                    if (countOnly) {
+                        nodes++;
+                        if (depth == 0) {
+                            addRoot(frame);
+                        }
+                    } else {
+                        node = node >= createdFrom ? tree.newChild(node, frame) : tree.child(node, frame);
+                    }
                     if (depth == prevEnds.length) {
                         prevEnds = Arrays.copyOf(prevEnds, depth * 2);
                         prevNodes = Arrays.copyOf(prevNodes, depth * 2 + 1);

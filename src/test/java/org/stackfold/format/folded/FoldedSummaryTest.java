@@ -132,6 +132,62 @@ class FoldedSummaryTest {
         }
     }
 
+    /** Sorted stacks over names that start with each other and go on with bytes below and above ';'. */
+    private static byte[] prefixProfile(long seed) {
+        String[] names = {"b", "b x", "b.y", "b2", "bz", "b;c", "c", "c c", "cc", "x y", "b 1"};
+        SplittableRandom r = new SplittableRandom(seed);
+        List<String> lines = new ArrayList<>();
+        int n = r.nextInt(1, 80);
+        for (int i = 0; i < n; i++) {
+            StringBuilder sb = new StringBuilder(r.nextBoolean() ? "r" : "r2");
+            int depth = r.nextInt(0, 5);
+            for (int d = 0; d < depth; d++) {
+                sb.append(';').append(names[r.nextInt(names.length)]);
+            }
+            lines.add(sb.append(' ').append(r.nextInt(1, 50)).toString());
+        }
+        lines.sort(null);
+        return (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void namesThatStartWithEachOtherCountAsTheTreeDoes() throws IOException {
+        for (long seed = 0; seed < 400; seed++) {
+            byte[] data = prefixProfile(seed);
+            Numbers expected = viaTree(data, FoldedReader.Mode.PLAIN, 1, new ArrayList<>());
+            for (int threads = 1; threads <= 2; threads++) {
+                assertThat(summarized(data, FoldedReader.Mode.PLAIN, threads, new ArrayList<>()))
+                        .as("seed %d, %d threads", seed, threads).isEqualTo(expected);
+            }
+        }
+    }
+
+    private static FoldedReader.Summary countedWithoutTrees(String text, int threads) throws IOException {
+        try (Input in = Input.ofBytes("t.folded", text.getBytes(StandardCharsets.UTF_8))) {
+            return new FoldedReader(FoldedReader.Mode.PLAIN, true, threads, w -> { }, 1).countWithoutTrees(in);
+        }
+    }
+
+    @Test
+    void theCountWithoutTreesIsUsedWhereTheInputIsInByteOrder() throws IOException {
+        // Sorted, duplicates adjacent, names that go on with bytes above ';': counted without trees.
+        FoldedReader.Summary s = countedWithoutTrees("a;b 1\na;b 2\na;b;c 3\na;bz;d 4\nq;r 5\n", 1);
+        assertThat(s).isNotNull();
+        assertThat(s.nodes()).isEqualTo(7);
+        assertThat(s.stats().distinctStacks()).isEqualTo(4);
+        assertThat(s.samples()).containsExactly(15);
+        assertThat(s.distinctFrames()).isEqualTo(7);
+        // Byte order, and a;b comes back after a;b2 (its node counted once), as kernel frames do after
+        // their offsets (f, f+0x5d;x, f;y).
+        assertThat(countedWithoutTrees("a;b 5\na;b2;x 1\na;b;c 3\n", 1).nodes()).isEqualTo(5);
+        assertThat(countedWithoutTrees("a;b 5\na;b x 1\na;b x;y 1\na;b;c 3\na;b;d 1\n", 1).nodes()).isEqualTo(6);
+        // Out of byte order: read with trees.
+        assertThat(countedWithoutTrees("a;c 1\na;b 1\n", 1)).isNull();
+        assertThat(countedWithoutTrees("a;b;c 1\na;b 1\n", 1)).isNull();
+        // Two ranges with the same root: read with trees.
+        assertThat(countedWithoutTrees("a;b 1\nz 1\na;c 1\n", 2)).isNull();
+    }
+
     @Test
     void samplesPastTwoToTheSixtyThreeAreAnOverflowAsTheTreeSumIs() {
         byte[] data = "a;x 9223372036854775807\nb;y 1\n".getBytes(StandardCharsets.UTF_8);
