@@ -262,6 +262,10 @@ public final class FoldedReader {
             }
             Parallel.runAll(workers);
         }
+        if (countOnly && workers.stream().anyMatch(w -> w.notInOrder || w.samplesOverflow)) {
+            // Given up (a range stopped early): the reading with trees says which error comes first.
+            return new Parsed(workers, decided);
+        }
         // Errors: the first in file order, with its line number counted from the start of the file.
         long linesBefore = 0;
         for (Worker w : workers) {
@@ -572,7 +576,7 @@ public final class FoldedReader {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            if (stop != null && error == null) {
+            if (stop != null && error == null && !notInOrder) {
                 fail(lines + 1, stop.reason());
             }
         }
@@ -671,7 +675,7 @@ public final class FoldedReader {
             if (countOnly) {
                 records++;
                 samplesOverflow |= (samples[0] += count) < 0 | (samples[1] += count2) < 0;
-                return true;
+                return !notInOrder; // out of order: the count is given up, so the range need not be read on
             }
             try {
                 tree.addSelf(node, 0, count);

@@ -184,6 +184,12 @@ class FoldedSummaryTest {
         // Out of byte order: read with trees.
         assertThat(countedWithoutTrees("a;c 1\na;b 1\n", 1)).isNull();
         assertThat(countedWithoutTrees("a;b;c 1\na;b 1\n", 1)).isNull();
+        // An error after the range's count was given up is the tree reading's to report, in file order.
+        assertThatThrownBy(() -> {
+            try (Input in = Input.ofBytes("t.folded", "b 1\na 1\nc 1\nno count\nz 1\n".getBytes(StandardCharsets.UTF_8))) {
+                new FoldedReader(FoldedReader.Mode.PLAIN, false, 2, w -> { }, 1).summarize(in);
+            }
+        }).hasMessage("t.folded:4: no count at the end of the line");
         // Two ranges with the same root: read with trees.
         assertThat(countedWithoutTrees("a;b 1\nz 1\na;c 1\n", 2)).isNull();
     }
