@@ -370,41 +370,54 @@ public final class CallTree {
     private void reserve(int newSize) {
         int lastPage = (newSize - 1) >>> PAGE_BITS;
         if (lastPage >= parentPages.length) {
-            int cap = Math.max(parentPages.length * 2, lastPage + 1);
-            parentPages = Arrays.copyOf(parentPages, cap);
-            framePages = Arrays.copyOf(framePages, cap);
-            firstChildPages = Arrays.copyOf(firstChildPages, cap);
-            nextSiblingPages = Arrays.copyOf(nextSiblingPages, cap);
-            childCountPages = Arrays.copyOf(childCountPages, cap);
-            for (int c = 0; c < weights; c++) {
-                selfPages[c] = Arrays.copyOf(selfPages[c], cap);
-            }
+            growPageTables(Math.max(parentPages.length * 2, lastPage + 1));
         }
         int page0 = lastPage == 0 ? newSize : PAGE;
         if (parentPages[0].length < page0) {
-            int len = Math.min(PAGE, Math.max(page0, parentPages[0].length * 4));
-            parentPages[0] = Arrays.copyOf(parentPages[0], len);
-            framePages[0] = Arrays.copyOf(framePages[0], len);
-            firstChildPages[0] = Arrays.copyOf(firstChildPages[0], len);
-            nextSiblingPages[0] = Arrays.copyOf(nextSiblingPages[0], len);
-            childCountPages[0] = Arrays.copyOf(childCountPages[0], len);
-            for (int c = 0; c < weights; c++) {
-                selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
-            }
+            growFirstPage(Math.min(PAGE, Math.max(page0, parentPages[0].length * 4)));
+        }
+    }
+
+    /** Room for {@code cap} pages in every column's page table. */
+    private void growPageTables(int cap) {
+        parentPages = Arrays.copyOf(parentPages, cap);
+        framePages = Arrays.copyOf(framePages, cap);
+        firstChildPages = Arrays.copyOf(firstChildPages, cap);
+        nextSiblingPages = Arrays.copyOf(nextSiblingPages, cap);
+        childCountPages = Arrays.copyOf(childCountPages, cap);
+        for (int c = 0; c < weights; c++) {
+            selfPages[c] = Arrays.copyOf(selfPages[c], cap);
+        }
+    }
+
+    /** The first page of every column, which starts small, grown to {@code len} nodes. */
+    private void growFirstPage(int len) {
+        parentPages[0] = Arrays.copyOf(parentPages[0], len);
+        framePages[0] = Arrays.copyOf(framePages[0], len);
+        firstChildPages[0] = Arrays.copyOf(firstChildPages[0], len);
+        nextSiblingPages[0] = Arrays.copyOf(nextSiblingPages[0], len);
+        childCountPages[0] = Arrays.copyOf(childCountPages[0], len);
+        for (int c = 0; c < weights; c++) {
+            selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
+        }
+    }
+
+    /** Page {@code p} of every column, new and {@code len} nodes long. */
+    private void newPage(int p, int len) {
+        parentPages[p] = new int[len];
+        framePages[p] = new int[len];
+        firstChildPages[p] = new int[len];
+        nextSiblingPages[p] = new int[len];
+        childCountPages[p] = new byte[len];
+        for (int c = 0; c < weights; c++) {
+            selfPages[c][p] = new long[len];
         }
     }
 
     /** Allocates page {@code p} (past the first) if it is not yet; two copiers may share a page. */
     private synchronized void ensurePage(int p) {
         if (parentPages[p] == null) {
-            parentPages[p] = new int[PAGE];
-            framePages[p] = new int[PAGE];
-            firstChildPages[p] = new int[PAGE];
-            nextSiblingPages[p] = new int[PAGE];
-            childCountPages[p] = new byte[PAGE];
-            for (int c = 0; c < weights; c++) {
-                selfPages[c][p] = new long[PAGE];
-            }
+            newPage(p, PAGE);
         }
     }
 
@@ -413,36 +426,12 @@ public final class CallTree {
         int p = n >>> PAGE_BITS;
         if ((n & PAGE_MASK) == 0) {
             if (p == parentPages.length) {
-                int cap = p * 2;
-                parentPages = Arrays.copyOf(parentPages, cap);
-                framePages = Arrays.copyOf(framePages, cap);
-                firstChildPages = Arrays.copyOf(firstChildPages, cap);
-                nextSiblingPages = Arrays.copyOf(nextSiblingPages, cap);
-                childCountPages = Arrays.copyOf(childCountPages, cap);
-                for (int c = 0; c < weights; c++) {
-                    selfPages[c] = Arrays.copyOf(selfPages[c], cap);
-                }
+                growPageTables(p * 2);
             }
             // The first page starts small: most profiles are far below a million nodes.
-            int len = p == 0 ? 1 << 10 : PAGE;
-            parentPages[p] = new int[len];
-            framePages[p] = new int[len];
-            firstChildPages[p] = new int[len];
-            nextSiblingPages[p] = new int[len];
-            childCountPages[p] = new byte[len];
-            for (int c = 0; c < weights; c++) {
-                selfPages[c][p] = new long[len];
-            }
+            newPage(p, p == 0 ? 1 << 10 : PAGE);
         } else if (p == 0 && n == parentPages[0].length) {
-            int len = Math.min(PAGE, n * 4);
-            parentPages[0] = Arrays.copyOf(parentPages[0], len);
-            framePages[0] = Arrays.copyOf(framePages[0], len);
-            firstChildPages[0] = Arrays.copyOf(firstChildPages[0], len);
-            nextSiblingPages[0] = Arrays.copyOf(nextSiblingPages[0], len);
-            childCountPages[0] = Arrays.copyOf(childCountPages[0], len);
-            for (int c = 0; c < weights; c++) {
-                selfPages[c][0] = Arrays.copyOf(selfPages[c][0], len);
-            }
+            growFirstPage(Math.min(PAGE, n * 4));
         }
         parentPages[p][n & PAGE_MASK] = parent;
         framePages[p][n & PAGE_MASK] = frame;
