@@ -116,7 +116,8 @@ public final class JfrReader {
         long noStack = 0;
         long truncated = 0;
         int[] stack = new int[128];
-        Events order = timeline ? new Events() : null;
+        // JFR writes each thread's events in its own buffers: a chunk is not in time order.
+        org.stackfold.model.TimedSamples order = timeline ? new org.stackfold.model.TimedSamples() : null;
         Map<RecordedStackTrace, int[]> stackFrames = new IdentityHashMap<>();
         try (RecordingFile file = new RecordingFile(path)) {
             while (file.hasMoreEvents()) {
@@ -184,8 +185,8 @@ public final class JfrReader {
                     long tid = t == null ? 0 : t.getJavaThreadId() > 0 ? t.getJavaThreadId() : -t.getOSThreadId() - 1;
                     java.time.Instant at = e.getStartTime();
                     order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
-                    if (t != null && !order.names.containsKey(tid)) {
-                        order.names.put(tid, t.getJavaName() != null ? t.getJavaName() : t.getOSName());
+                    if (t != null && !order.hasName(tid)) {
+                        order.nameThread(tid, t.getJavaName() != null ? t.getJavaName() : t.getOSName());
                     }
                 }
             }
@@ -214,49 +215,9 @@ public final class JfrReader {
         }
         Profile profile = new Profile(frames, tree, List.of(valueType));
         if (order != null) {
-            profile.setTimeline(order.timeline());
+            profile.setTimeline(order.timeline("nanoseconds", false));
         }
         return profile;
-    }
-
-    /**
-     * The selected events in file order, for {@code timeline}: JFR writes each thread's events in
-     * buffers, so a chunk is not in time order; {@link #timeline()} sorts them (stable) by start time.
-     * Each event keeps its weight (1 for execution samples, bytes for allocations).
-     */
-    private static final class Events {
-        long[] time = new long[1024];
-        long[] thread = new long[1024];
-        int[] node = new int[1024];
-        long[] weight = new long[1024];
-        int size;
-        final Map<Long, String> names = new java.util.HashMap<>();
-
-        void add(long t, long tid, int n, long w) {
-            if (size == node.length) {
-                int cap = size * 2;
-                time = Arrays.copyOf(time, cap);
-                thread = Arrays.copyOf(thread, cap);
-                node = Arrays.copyOf(node, cap);
-                weight = Arrays.copyOf(weight, cap);
-            }
-            weight[size] = w;
-            time[size] = t;
-            thread[size] = tid;
-            node[size] = n;
-            size++;
-        }
-
-        org.stackfold.model.Timeline timeline() {
-            long[] time = this.time; // the events of a thread's buffer are mostly in order already
-            int[] idx = org.stackfold.model.IndexSort.sorted(size, (x, y) -> Long.compare(time[x], time[y]));
-            org.stackfold.model.Timeline tl = new org.stackfold.model.Timeline("nanoseconds");
-            for (int i : idx) {
-                tl.add(thread[i], 0, time[i], 0, node[i], weight[i]);
-            }
-            names.forEach(tl::nameThread);
-            return tl;
-        }
     }
 
     /** A stack trace's frame ids, root first, under {@code [truncated]} where JFR cut it. */

@@ -112,7 +112,8 @@ public final class OtlpReader {
         CallTree tree = new CallTree(columns.length);
         Profile result = new Profile(frames, tree, vts);
         boolean timed = columns.length == 1 && everySampleTimed(byType.get(columns[0]));
-        Observations obs = timed ? new Observations() : null;
+        // OTLP groups samples by stack and thread: put in time order at the end, counted from the first.
+        org.stackfold.model.TimedSamples obs = timed ? new org.stackfold.model.TimedSamples() : null;
         for (int k = 0; k < columns.length; k++) {
             for (Part part : byType.get(columns[k])) {
                 for (int s = 0; s < part.profile().getSamplesCount(); s++) {
@@ -146,14 +147,17 @@ public final class OtlpReader {
                         }
                         tree.addSelf(node, k, v);
                         if (obs != null) {
-                            obs.add(sample.getTimestampsUnixNano(i), node, thread, threadName, v);
+                            obs.add(sample.getTimestampsUnixNano(i), thread, node, v);
+                            if (threadName != null) {
+                                obs.nameThread(thread, threadName);
+                            }
                         }
                     }
                 }
             }
         }
         if (obs != null) {
-            result.setTimeline(obs.timeline());
+            result.setTimeline(obs.timeline("nanoseconds", true));
         }
         return result;
     }
@@ -323,47 +327,6 @@ public final class OtlpReader {
 
         private static int positive(long v) {
             return v > 0 ? (int) Math.min(v, Integer.MAX_VALUE) : FrameTable.NONE;
-        }
-    }
-
-    /** Timed observations, put in time order at the end (OTLP groups them by stack and thread). */
-    private static final class Observations {
-        private long[] time = new long[1024];
-        private long[] thread = new long[1024];
-        private long[] weight = new long[1024];
-        private int[] node = new int[1024];
-        private int size;
-        private final java.util.Map<Long, String> names = new java.util.HashMap<>();
-
-        void add(long t, int n, long th, String name, long w) {
-            if (size == node.length) {
-                int cap = size * 2;
-                time = Arrays.copyOf(time, cap);
-                thread = Arrays.copyOf(thread, cap);
-                weight = Arrays.copyOf(weight, cap);
-                node = Arrays.copyOf(node, cap);
-            }
-            time[size] = t;
-            thread[size] = th;
-            weight[size] = w;
-            node[size] = n;
-            size++;
-            if (name != null) {
-                names.putIfAbsent(th, name);
-            }
-        }
-
-        Timeline timeline() {
-            long[] time = this.time;
-            // Stable, so equal times keep the file's order; unsigned, as fixed64 nanoseconds are.
-            int[] order = org.stackfold.model.IndexSort.sorted(size, (x, y) -> Long.compareUnsigned(time[x], time[y]));
-            long first = size == 0 ? 0 : time[order[0]];
-            Timeline tl = new Timeline("nanoseconds");
-            for (int i : order) {
-                tl.add(thread[i], 0, time[i] - first, 0, node[i], weight[i]);
-            }
-            names.forEach(tl::nameThread);
-            return tl;
         }
     }
 }
