@@ -44,8 +44,15 @@ public class ConvertFormatsBench {
 
     @Setup
     public void setup() throws IOException {
+        profile = generated(stacks);
+        pprof = write(pprofFormat);
+        speedscope = write(speedscopeFormat);
+    }
+
+    /** The benchmarks' profile (also OtlpBench's): {@code stacks} distinct stacks, mean depth ~20, 2,000 names. */
+    public static Profile generated(int stacks) {
         SplittableRandom r = new SplittableRandom(42);
-        profile = new Profile();
+        Profile profile = new Profile();
         FrameTable ft = profile.frames();
         int[] names = new int[2000];
         for (int i = 0; i < names.length; i++) {
@@ -60,8 +67,7 @@ public class ConvertFormatsBench {
             }
             profile.addStack(stack, depth, 1 + r.nextInt(100));
         }
-        pprof = write(pprofFormat);
-        speedscope = write(speedscopeFormat);
+        return profile;
     }
 
     private byte[] write(ProfileFormat f) throws IOException {

@@ -2,7 +2,6 @@ package org.stackfold.format.otlp;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,7 +17,6 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.pprof.PprofFormat;
 import org.stackfold.io.Input;
-import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
 
 /**
@@ -44,21 +42,7 @@ public class OtlpBench {
 
     @Setup
     public void setup() throws IOException {
-        SplittableRandom r = new SplittableRandom(42);
-        profile = new Profile();
-        FrameTable ft = profile.frames();
-        int[] names = new int[2000];
-        for (int i = 0; i < names.length; i++) {
-            names[i] = ft.plain("org.example.pkg" + (i % 37) + ".Class" + i + ".method" + (i % 13));
-        }
-        int[] stack = new int[64];
-        for (int s = 0; s < stacks; s++) {
-            int depth = 5 + r.nextInt(31);
-            for (int d = 0; d < depth; d++) {
-                stack[d] = names[r.nextInt(Math.min(names.length, 4 + d * d * 3))];
-            }
-            profile.addStack(stack, depth, 1 + r.nextInt(100));
-        }
+        profile = org.stackfold.format.ConvertFormatsBench.generated(stacks);
         otlp = otlpWrite();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         pprofFormat.write(profile, out, FormatOptions.none());
