@@ -1,10 +1,9 @@
 package org.stackfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,16 +16,6 @@ class CliTest {
     @TempDir
     Path dir;
 
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
-
     private Path file(String name, String text) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, text);
@@ -38,7 +27,7 @@ class CliTest {
         Path a = file("a.folded", "b;x 1\r\na;y\t2\n");
         Path b = file("b.folded", "  b;x   4 \n");
         Path out = dir.resolve("out.folded");
-        Run r = run("fold", a.toString(), b.toString(), "-o", out.toString());
+        CliRun r = run("fold", a.toString(), b.toString(), "-o", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readString(out)).isEqualTo("a;y 2\nb;x 5\n");
     }
@@ -59,7 +48,7 @@ class CliTest {
         Path bad = file("bad.folded", "a 1\nno count here\n");
         Path out = dir.resolve("out.folded");
         Files.writeString(out, "previous content\n");
-        Run r = run("fold", bad.toString(), "-o", out.toString());
+        CliRun r = run("fold", bad.toString(), "-o", out.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err()).isEqualTo("stackfold: " + bad + ":2: no count at the end of the line"
                 + System.lineSeparator());
@@ -73,7 +62,7 @@ class CliTest {
     void lenientSkipsAndSaysHowMany() throws IOException {
         Path bad = file("bad.folded", "a 1\nno count here\n");
         Path out = dir.resolve("out.folded");
-        Run r = run("fold", "--lenient", bad.toString(), "-o", out.toString());
+        CliRun r = run("fold", "--lenient", bad.toString(), "-o", out.toString());
         assertThat(r.code()).isZero();
         assertThat(Files.readString(out)).isEqualTo("a 1\n");
     }
@@ -88,7 +77,7 @@ class CliTest {
 
     @Test
     void missingFileExitsOne() {
-        Run r = run("info", dir.resolve("nope.folded").toString());
+        CliRun r = run("info", dir.resolve("nope.folded").toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err()).contains("nope.folded: no such file");
     }
@@ -96,7 +85,7 @@ class CliTest {
     @Test
     void everyCommandHasHelpWithExamples() {
         for (String cmd : new String[] {"fold", "diff", "top", "info", "convert", "collapse", "demo"}) {
-            Run r = run(cmd, "--help");
+            CliRun r = run(cmd, "--help");
             assertThat(r.code()).as(cmd).isZero();
             assertThat(r.out()).as(cmd).contains("Usage: stackfold " + cmd).contains("Example");
         }
@@ -106,20 +95,20 @@ class CliTest {
     @Test
     void topShowsSelfAndTotalWithPercentages() throws IOException {
         Path p = file("p.folded", "main;fib;fib 6\nmain;io 2\nmain 2\n");
-        Run r = run("top", p.toString());
+        CliRun r = run("top", p.toString());
         assertThat(r.code()).isZero();
         String[] lines = r.out().split("\n");
         assertThat(lines[0]).contains("SELF").contains("TOTAL").contains("FUNCTION");
         assertThat(lines[1]).matches("\\s+6\\s+60\\.00%\\s+6\\s+60\\.00%\\s+fib");
         assertThat(lines[lines.length - 1]).isEqualTo("10 samples, 3 functions");
-        Run byTotal = run("top", "--sort", "total", "-n", "1", p.toString());
+        CliRun byTotal = run("top", "--sort", "total", "-n", "1", p.toString());
         assertThat(byTotal.out().split("\n")[1]).endsWith("main").contains("100.00%");
     }
 
     @Test
     void infoSummarises() throws IOException {
         Path p = file("p.folded", "a;b;c 2\na 1\na;b;c 3\n\n");
-        Run r = run("info", p.toString());
+        CliRun r = run("info", p.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).containsPattern("records\\s+3\n").containsPattern("distinct stacks\\s+2\n")
                 .containsPattern("total samples\\s+6\n").containsPattern("distinct frames\\s+3\n")
@@ -131,10 +120,10 @@ class CliTest {
         Path a = file("before.folded", "m;x 10\nm;y 5\n");
         Path b = file("after.folded", "m;x 20\nm;z 5\n");
         Path out = dir.resolve("d.diff.folded");
-        Run r = run("diff", a.toString(), b.toString(), "-o", out.toString());
+        CliRun r = run("diff", a.toString(), b.toString(), "-o", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readString(out)).isEqualTo("m;x 10 20\nm;y 5 0\nm;z 0 5\n");
-        Run n = run("diff", "--normalize", a.toString(), b.toString());
+        CliRun n = run("diff", "--normalize", a.toString(), b.toString());
         assertThat(n.out()).isEqualTo("m;x 16 20\nm;y 8 0\nm;z 0 5\n");
         // A differential file is recognised by its name and kept differential by fold and info.
         assertThat(run("fold", out.toString()).out()).isEqualTo("m;x 10 20\nm;y 5 0\nm;z 0 5\n");
@@ -153,7 +142,7 @@ class CliTest {
     @Test
     void demoRunsOnTheBundledExample() {
         Path svg = dir.resolve("demo.svg");
-        Run r = run("demo", "--bundled", "-o", svg.toString());
+        CliRun r = run("demo", "--bundled", "-o", svg.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("FUNCTION").contains("samples");
     }

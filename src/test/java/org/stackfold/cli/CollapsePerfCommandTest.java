@@ -1,11 +1,10 @@
 package org.stackfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,16 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CollapsePerfCommandTest {
     @TempDir
     Path dir;
-
-    record Run(int code, String out, String err) {
-    }
-
-    private Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     private Path resource(String name) throws IOException {
         Path p = dir.resolve(name.replace('/', '_'));
@@ -44,7 +33,7 @@ class CollapsePerfCommandTest {
     void collapsesAFileWithPeerOptions() throws IOException {
         Path in = resource("inputs/fg__test__perf-dd-stacks-01.txt");
         Path out = dir.resolve("out.folded");
-        Run r = run("collapse", "perf", "--pid", "--all", "--perl-compat", in.toString(), "-o", out.toString());
+        CliRun r = run("collapse", "perf", "--pid", "--all", "--perl-compat", in.toString(), "-o", out.toString());
         assertThat(r.code()).isZero();
         List<String> got = lines(out);
         assertThat(got).contains("dd-?;[unknown];read;system_call_[k];sys_read_[k];vfs_read_[k];fsnotify_[k] 10101010");
@@ -67,7 +56,7 @@ class CollapsePerfCommandTest {
         Path in = dir.resolve("bad.txt");
         Files.writeString(in, "a 1 1.0: 1 cycles:\n\t1 f (/x)\n\tTHIS_IS_A_WEIRD_LINE\n\n");
         Path out = dir.resolve("out.folded");
-        Run r = run("collapse", "perf", in.toString(), "-o", out.toString());
+        CliRun r = run("collapse", "perf", in.toString(), "-o", out.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).startsWith("stackfold: " + in + ":3: ").doesNotContain("\n").doesNotContain("Exception");
         assertThat(out).doesNotExist();
@@ -77,7 +66,7 @@ class CollapsePerfCommandTest {
 
     @Test
     void helpListsThePerfOptions() {
-        Run r = run("collapse", "--help");
+        CliRun r = run("collapse", "--help");
         assertThat(r.out()).contains("--pid", "--tid", "--kernel", "--jit", "--all", "--addrs", "--event-filter",
                 "--skip-after", "--inline", "--context", "--srcline", "--perl-compat");
     }

@@ -1,10 +1,9 @@
 package org.stackfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,16 +31,6 @@ class ConvertFormatsTest {
 
     @TempDir
     Path dir;
-
-    record Run(int code, String out, String err) {
-    }
-
-    static Run cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     static java.util.stream.Stream<Arguments> pairs() {
         List<Arguments> out = new ArrayList<>();
@@ -74,7 +63,7 @@ class ConvertFormatsTest {
         Profile p = RandomProfiles.plain(seed, 50, 10, false);
         Path in = write(from, "in-" + FILE_NAME.get(from), p);
         Path out = dir.resolve("out-" + FILE_NAME.get(to));
-        Run r = cli("convert", in.toString(), "-o", out.toString());
+        CliRun r = run("convert", in.toString(), "-o", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         try (Input i = Input.open(out.toString())) {
             assertThat(Formats.forInput(i, null).name()).isEqualTo(to);
@@ -88,7 +77,7 @@ class ConvertFormatsTest {
         Profile p = RandomProfiles.plain(seed, 50, 10, false);
         Path in = write(from, "input.dat", p);
         Path out = dir.resolve("output.dat");
-        Run r = cli("convert", in.toString(), "--from", from, "--to", to, "-o", out.toString());
+        CliRun r = run("convert", in.toString(), "--from", from, "--to", to, "-o", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         Profile back;
         try (Input i = Input.open(out.toString())) {
@@ -96,7 +85,7 @@ class ConvertFormatsTest {
         }
         assertThat(RandomProfiles.stacks(back)).isEqualTo(RandomProfiles.stacks(p));
         // Without --from the content decides (folded is the fallback).
-        Run sniffed = cli("convert", in.toString(), "--to", "folded", "-o", dir.resolve("sniffed.folded").toString());
+        CliRun sniffed = run("convert", in.toString(), "--to", "folded", "-o", dir.resolve("sniffed.folded").toString());
         assertThat(sniffed.code()).as(sniffed.err()).isZero();
         assertThat(RandomProfiles.stacks(readAuto(dir.resolve("sniffed.folded")))).isEqualTo(RandomProfiles.stacks(p));
     }
@@ -121,7 +110,7 @@ class ConvertFormatsTest {
             }
             for (ProfileFormat to : Formats.all()) {
                 Path out = dir.resolve("any-out-" + from.name() + "-" + to.name());
-                Run r = cli("convert", in.toString(), "--from", from.name(), "--to", to.name(), "-o", out.toString());
+                CliRun r = run("convert", in.toString(), "--from", from.name(), "--to", to.name(), "-o", out.toString());
                 String pair = from.name() + " -> " + to.name();
                 if (r.code() == 0) {
                     assertThat(out).as(pair).exists();
@@ -143,7 +132,7 @@ class ConvertFormatsTest {
             Path in = write(from, "d-in-" + FILE_NAME.get(from), p);
             for (String to : formats) {
                 Path out = dir.resolve("d-out-" + FILE_NAME.get(to));
-                Run r = cli("convert", in.toString(), "-o", out.toString(), "--to", to);
+                CliRun r = run("convert", in.toString(), "-o", out.toString(), "--to", to);
                 assertThat(r.code()).as(from + " -> " + to + ": " + r.err()).isZero();
                 Profile back;
                 try (Input i = Input.open(out.toString())) {
@@ -177,17 +166,17 @@ class ConvertFormatsTest {
         assertThat(direct.tree().totalSamples()).isPositive();
         for (String to : FORMATS) {
             Path out = dir.resolve("jfr-" + FILE_NAME.get(to));
-            Run r = cli("convert", jfr.toString(), "--thread-frames", "-o", out.toString());
+            CliRun r = run("convert", jfr.toString(), "--thread-frames", "-o", out.toString());
             assertThat(r.code()).as(r.err()).isZero();
             Profile back = readAuto(out);
             assertThat(back.tree().totalSamples()).isEqualTo(direct.tree().totalSamples());
             assertThat(RandomProfiles.stacks(back).keySet()).allMatch(s -> s.startsWith("["));
         }
-        Run cannot = cli("convert", dir.resolve("jfr-p.folded").toString(), "--to", "jfr", "-o",
+        CliRun cannot = run("convert", dir.resolve("jfr-p.folded").toString(), "--to", "jfr", "-o",
                 dir.resolve("x.jfr").toString());
         assertThat(cannot.code()).isEqualTo(1);
         assertThat(cannot.err()).contains("cannot be written");
-        Run byName = cli("convert", dir.resolve("jfr-p.folded").toString(), "-o", dir.resolve("y.jfr").toString());
+        CliRun byName = run("convert", dir.resolve("jfr-p.folded").toString(), "-o", dir.resolve("y.jfr").toString());
         assertThat(byName.code()).isEqualTo(1);
         assertThat(byName.err()).contains("format jfr cannot be written");
         assertThat(dir.resolve("y.jfr")).doesNotExist();
@@ -211,7 +200,7 @@ class ConvertFormatsTest {
                     }
                     System.setIn(new java.io.ByteArrayInputStream(in));
                     Path out = dir.resolve("stdin-" + format + gzip + ".folded");
-                    Run r = cli("convert", "-", "-o", out.toString());
+                    CliRun r = run("convert", "-", "-o", out.toString());
                     assertThat(r.code()).as(format + ": " + r.err()).isZero();
                     assertThat(RandomProfiles.stacks(readAuto(out))).isEqualTo(RandomProfiles.stacks(p));
                 }
@@ -225,14 +214,14 @@ class ConvertFormatsTest {
     void badInputIsOneLineWithTheOffset() throws IOException {
         Path bad = dir.resolve("bad.pprof");
         Files.write(bad, new byte[] {0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x12, (byte) 0xff, 0x7f});
-        Run r = cli("convert", bad.toString(), "-o", dir.resolve("o.folded").toString());
+        CliRun r = run("convert", bad.toString(), "-o", dir.resolve("o.folded").toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).startsWith("stackfold: " + bad + ": at byte offset 7: pprof:").contains("length 16383 exceeds").doesNotContain("\n");
         assertThat(dir.resolve("o.folded")).doesNotExist();
 
         Path json = dir.resolve("bad.speedscope.json");
         Files.writeString(json, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":[{]}");
-        Run j = cli("convert", json.toString(), "-o", dir.resolve("o2.folded").toString());
+        CliRun j = run("convert", json.toString(), "-o", dir.resolve("o2.folded").toString());
         assertThat(j.code()).isEqualTo(1);
         assertThat(j.err()).contains("at byte offset").contains("speedscope");
     }

@@ -1,10 +1,9 @@
 package org.stackfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -15,16 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 class FleetCommandsTest {
     @TempDir
     Path dir;
-
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     private Path file(String name, String text) throws IOException {
         Path p = dir.resolve(name);
@@ -52,7 +41,7 @@ class FleetCommandsTest {
         for (int i = 0; i < inputs.length; i++) {
             args[i + 1] = inputs[i].toString();
         }
-        Run r = run(args);
+        CliRun r = run(args);
         assertThat(r.code()).as(r.err()).isZero();
         return r.out();
     }
@@ -68,7 +57,7 @@ class FleetCommandsTest {
             args[5 + 2 * i] = "--label";
             args[6 + 2 * i] = labels[i];
         }
-        Run r = run(args);
+        CliRun r = run(args);
         assertThat(r.code()).as(r.err()).isZero();
     }
 
@@ -106,7 +95,7 @@ class FleetCommandsTest {
         Path table = dir.resolve("fleet");
         store(table, file("old.folded", "main;f 3\nmain;g 1\n"), "2026-11-01", "service=api", "version=1");
         store(table, file("new.folded", "main;f 1\nmain;h 5\n"), "2026-11-02", "service=api", "version=2");
-        Run r = run("query", table.toString(), "--where", "labels = 'version=1'", "--diff-where", "labels = 'version=2'");
+        CliRun r = run("query", table.toString(), "--where", "labels = 'version=1'", "--diff-where", "labels = 'version=2'");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("main;f 3 1\nmain;g 1 0\nmain;h 0 5\n");
     }
@@ -116,13 +105,13 @@ class FleetCommandsTest {
         Path table = dir.resolve("fleet");
         store(table, file("a.folded", "main;f 3\nmain;g 1\n"), "2026-11-01", "service=api", "host=h1");
         store(table, file("b.folded", "main;f 5\nmain;f;g 2\n"), "2026-11-01", "service=api", "host=h2");
-        Run byHost = run("query", table.toString(), "--top", "1", "--by", "host");
+        CliRun byHost = run("query", table.toString(), "--top", "1", "--by", "host");
         assertThat(byHost.out()).isEqualTo("""
                      SAMPLES     PCT  HOST
                            7  63.64%  h2
                 11 samples
                 """);
-        Run byFunction = run("query", table.toString(), "--top", "5");
+        CliRun byFunction = run("query", table.toString(), "--top", "5");
         assertThat(byFunction.out()).isEqualTo("""
                      SAMPLES     PCT  FUNCTION
                            8  72.73%  f
@@ -135,7 +124,7 @@ class FleetCommandsTest {
     void sqlPrintsTabSeparatedRows() throws IOException {
         Path table = dir.resolve("fleet");
         store(table, file("a.folded", "main;f 3\nmain;g 1\n"), "2026-11-01", "service=api", "host=h1");
-        Run r = run("query", table.toString(), "--sql", "SELECT service, host, sum(value) AS n FROM samples GROUP BY ALL");
+        CliRun r = run("query", table.toString(), "--sql", "SELECT service, host, sum(value) AS n FROM samples GROUP BY ALL");
         assertThat(r.out()).isEqualTo("service\thost\tn\napi\th1\t4\n");
     }
 
@@ -147,7 +136,7 @@ class FleetCommandsTest {
         store(table, a, "2026-11-01T01:00:00Z", "service=api", "host=h1");
         store(table, b, "2026-11-01T02:00:00Z", "service=api", "host=h2");
         Path compacted = dir.resolve("compacted");
-        Run copy = run("query", table.toString(), "--sql", "COPY (SELECT * FROM samples ORDER BY service, date, stack) TO '"
+        CliRun copy = run("query", table.toString(), "--sql", "COPY (SELECT * FROM samples ORDER BY service, date, stack) TO '"
                 + compacted + "' (FORMAT parquet, PARTITION_BY (date, service), COMPRESSION zstd)");
         assertThat(copy.code()).as(copy.err()).isZero();
         assertThat(copy.out()).startsWith("rows\n");
@@ -163,7 +152,7 @@ class FleetCommandsTest {
         Path table = dir.resolve("fleet");
         store(table, file("a.folded", "main;<f> 3\n"), "2026-11-01", "service=api");
         Path svg = dir.resolve("out.svg");
-        Run r = run("query", table.toString(), "-o", svg.toString());
+        CliRun r = run("query", table.toString(), "-o", svg.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readString(svg)).startsWith("<?xml").contains("&lt;f&gt;").doesNotContain("<f>");
     }
@@ -172,26 +161,26 @@ class FleetCommandsTest {
     void mistakesAreOneLine() throws IOException {
         Path table = dir.resolve("fleet");
         Path a = file("a.folded", "main;f 3\n");
-        Run noService = run("store", a.toString(), "--to", table.toString(), "--label", "host=h1");
+        CliRun noService = run("store", a.toString(), "--to", table.toString(), "--label", "host=h1");
         assertThat(noService.code()).isEqualTo(2);
         assertThat(noService.err()).contains("service label is required").hasLineCount(1);
-        Run badValue = run("store", a.toString(), "--to", table.toString(), "--label", "service=../x");
+        CliRun badValue = run("store", a.toString(), "--to", table.toString(), "--label", "service=../x");
         assertThat(badValue.code()).isEqualTo(2);
-        Run badTime = run("store", a.toString(), "--to", table.toString(), "--label", "service=a", "--time", "yesterday");
+        CliRun badTime = run("store", a.toString(), "--to", table.toString(), "--label", "service=a", "--time", "yesterday");
         assertThat(badTime.code()).isEqualTo(2);
         assertThat(badTime.err()).contains("--time 'yesterday'");
 
-        Run noTable = run("query", dir.resolve("none").toString());
+        CliRun noTable = run("query", dir.resolve("none").toString());
         assertThat(noTable.code()).isEqualTo(1);
         assertThat(noTable.err()).contains("not a table directory").hasLineCount(1);
 
         store(table, a, "2026-11-01", "service=api");
-        Run badWhere = run("query", table.toString(), "--where", "no_such_column = 1");
+        CliRun badWhere = run("query", table.toString(), "--where", "no_such_column = 1");
         assertThat(badWhere.code()).isEqualTo(1);
         assertThat(badWhere.err()).startsWith("stackfold: " + table + ": query failed:").hasLineCount(1);
-        Run nothing = run("query", table.toString(), "--where", "service = 'none'");
+        CliRun nothing = run("query", table.toString(), "--where", "service = 'none'");
         assertThat(nothing.err()).contains("no samples match");
-        Run badBy = run("query", table.toString(), "--top", "3", "--by", "host; drop");
+        CliRun badBy = run("query", table.toString(), "--top", "3", "--by", "host; drop");
         assertThat(badBy.code()).isEqualTo(2);
     }
 
@@ -205,7 +194,7 @@ class FleetCommandsTest {
                 2026-11-01T01:00:00Z a.folded host=h1
                 2026-11-03T01:00:00Z b.folded host=h2 service=db
                 """);
-        Run r = run("store", "--manifest", m.toString(), "--to", table.toString(), "--label", "service=api");
+        CliRun r = run("store", "--manifest", m.toString(), "--to", table.toString(), "--label", "service=api");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(run("query", table.toString(), "--where", "host='h1' and service='api'").out()).isEqualTo(fold(a));
         assertThat(run("query", table.toString(), "--where", "date = '2026-11-03' and service='db'").out()).isEqualTo(fold(b));

@@ -1,11 +1,10 @@
 package org.stackfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
 import io.opentelemetry.proto.profiles.v1development.ProfilesData;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -15,16 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 class OtlpCliTest {
     @TempDir
     Path dir;
-
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     @Test
     void convertsToOtlpAndBack() throws IOException {
@@ -39,11 +28,11 @@ class OtlpCliTest {
         Path gz = dir.resolve("out.otlp.pb.gz");
         assertThat(run("convert", in.toString(), "-o", gz.toString()).code()).isZero();
         for (Path p : new Path[] {otlp, plain, gz}) {
-            Run back = run("convert", p.toString());
+            CliRun back = run("convert", p.toString());
             assertThat(back.code()).as(back.err()).isZero();
             assertThat(back.out()).isEqualTo("main;a 1\nmain;a;b 3\nmain;c 4\n");
         }
-        Run info = run("info", plain.toString());
+        CliRun info = run("info", plain.toString());
         assertThat(info.code()).as(info.err()).isZero();
         assertThat(info.out()).contains("format             otlp").contains("stacks             4")
                 .contains("  profile 0.0      samples/count (type 0): 3 samples, 3 observations, total 8");
@@ -57,7 +46,7 @@ class OtlpCliTest {
         run("convert", in.toString(), "-o", otlp.toString());
         byte[] b = Files.readAllBytes(otlp);
         Files.write(otlp, java.util.Arrays.copyOf(b, b.length - 3));
-        Run r = run("convert", otlp.toString());
+        CliRun r = run("convert", otlp.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err()).startsWith("stackfold: " + otlp).contains("byte").hasLineCount(1);
     }
@@ -77,13 +66,13 @@ class OtlpCliTest {
         assertThat(run("record", "--push", "ftp://x", "-d", "1").code()).isEqualTo(2);
         assertThat(run("record", "--push", "http://127.0.0.1:1", "--label", "bad", "-d", "1").code()).isEqualTo(2);
         assertThat(run("record", "--push", "http://127.0.0.1:1", "--push-protocol", "grpc", "-d", "1").code()).isEqualTo(2);
-        Run gzipPyroscope = run("record", "--push", "http://127.0.0.1:1", "--push-gzip", "-d", "1");
+        CliRun gzipPyroscope = run("record", "--push", "http://127.0.0.1:1", "--push-gzip", "-d", "1");
         assertThat(gzipPyroscope.code()).isEqualTo(2);
         assertThat(gzipPyroscope.err()).contains("--push-gzip applies to --push-protocol otlp only");
-        Run gzipAlone = run("record", "--push-gzip", "-d", "1");
+        CliRun gzipAlone = run("record", "--push-gzip", "-d", "1");
         assertThat(gzipAlone.code()).isEqualTo(2);
         assertThat(gzipAlone.err()).contains("--push-gzip needs --push URL");
-        Run labelAlone = run("record", "--label", "version=1", "-d", "1");
+        CliRun labelAlone = run("record", "--label", "version=1", "-d", "1");
         assertThat(labelAlone.code()).isEqualTo(2);
         assertThat(labelAlone.err()).contains("--label needs --store DIR or --push URL");
         assertThat(run("record", "--help").out()).contains("--push=URL").contains("--push-protocol");

@@ -1,12 +1,11 @@
 package org.stackfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -105,16 +104,6 @@ class PushCommandTest {
         }
     }
 
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
-
     private Path file(String name, String text) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, text);
@@ -126,7 +115,7 @@ class PushCommandTest {
         String url = start(n -> 200);
         Path a = file("a.folded", "main;f 3\nmain;g 1\nmain;f 2\n");
         Path b = file("b.folded", "x;y 7\n");
-        Run r = run("push", url, a.toString(), b.toString(), "--app", "shop.cpu", "--label", "env=prod",
+        CliRun r = run("push", url, a.toString(), b.toString(), "--app", "shop.cpu", "--label", "env=prod",
                 "--label", "host=h1", "--start", "2026-11-01T12:00:00Z", "--end", "2026-11-01T12:01:00Z");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(problems).isEmpty();
@@ -144,7 +133,7 @@ class PushCommandTest {
     @Test
     void retriesServerErrorsAndThenSucceeds() throws IOException {
         String url = start(n -> n < 3 ? 503 : 200);
-        Run r = run("push", url, file("a.folded", "main;f 3\n").toString(), "--attempts", "3");
+        CliRun r = run("push", url, file("a.folded", "main;f 3\n").toString(), "--attempts", "3");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(requests.get()).isEqualTo(3);
         assertThat(problems).isEmpty();
@@ -155,7 +144,7 @@ class PushCommandTest {
         String url = start(n -> n == 1 ? 400 : 200);
         Path a = file("a.folded", "main;f 3\n");
         Path b = file("b.folded", "main;g 3\n");
-        Run r = run("push", url, a.toString(), b.toString());
+        CliRun r = run("push", url, a.toString(), b.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(requests.get()).isEqualTo(2);
         assertThat(r.err()).contains("stackfold: push " + a + " to " + url + "/ingest: HTTP 400: ingest rejected: bad things (not retried)")
@@ -165,7 +154,7 @@ class PushCommandTest {
     @Test
     void retriesRunOutWithTheLastReason() throws IOException {
         String url = start(n -> 500);
-        Run r = run("push", url, file("a.folded", "main;f 3\n").toString(), "--attempts", "2");
+        CliRun r = run("push", url, file("a.folded", "main;f 3\n").toString(), "--attempts", "2");
         assertThat(r.code()).isEqualTo(1);
         assertThat(requests.get()).isEqualTo(2);
         assertThat(r.err()).contains("HTTP 500: ingest rejected: bad things (after 2 attempts)");
@@ -174,7 +163,7 @@ class PushCommandTest {
     @Test
     void aServerThatNeverAnswersTimesOut() throws IOException {
         String url = start(n -> 0);
-        Run r = run("push", url, file("a.folded", "main;f 3\n").toString(), "--attempts", "1", "--timeout", "0.5");
+        CliRun r = run("push", url, file("a.folded", "main;f 3\n").toString(), "--attempts", "1", "--timeout", "0.5");
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err()).contains("no answer within 500 ms");
     }
@@ -183,7 +172,7 @@ class PushCommandTest {
     void nobodyListeningIsNamed() throws IOException {
         String url = start(n -> 200);
         server.stop(0);
-        Run r = run("push", url, file("a.folded", "main;f 3\n").toString(), "--attempts", "1");
+        CliRun r = run("push", url, file("a.folded", "main;f 3\n").toString(), "--attempts", "1");
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err()).contains("cannot reach " + url);
     }

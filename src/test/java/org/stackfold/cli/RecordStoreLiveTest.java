@@ -2,10 +2,9 @@ package org.stackfold.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.stackfold.cli.CliRun.run;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -25,16 +24,6 @@ class RecordStoreLiveTest {
     @TempDir
     Path dir;
 
-    record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
-
     @Test
     void aRecordedCommandIsStoredWithTheDefaultLabelsAndItsStartTime() throws IOException {
         String missing = Privileges.missing();
@@ -42,19 +31,19 @@ class RecordStoreLiveTest {
         Path table = dir.resolve("fleet");
         Path folded = dir.resolve("cpu.folded");
         long before = Instant.now().getEpochSecond();
-        Run r = run("record", "-F", "499", "-o", folded.toString(), "--store", table.toString(), "--label", "env=ci",
+        CliRun r = run("record", "-F", "499", "-o", folded.toString(), "--store", table.toString(), "--label", "env=ci",
                 "--", "/bin/sh", "-c", BUSY);
         long after = Instant.now().getEpochSecond();
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).contains("stored the profile").contains("service=sh");
         assertThat(Files.readString(folded)).as("the recording has samples").isNotBlank();
 
-        Run merged = run("query", table.toString(), "--where", "service = 'sh' and labels = 'env=ci'");
+        CliRun merged = run("query", table.toString(), "--where", "service = 'sh' and labels = 'env=ci'");
         assertThat(merged.code()).as(merged.err()).isZero();
-        Run fold = run("fold", folded.toString());
+        CliRun fold = run("fold", folded.toString());
         assertThat(merged.out()).isEqualTo(fold.out());
 
-        Run row = run("query", table.toString(), "--sql",
+        CliRun row = run("query", table.toString(), "--sql",
                 "SELECT DISTINCT host, profile, epoch(time)::BIGINT AS t FROM samples");
         String host = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
         String[] fields = row.out().lines().skip(1).findFirst().orElseThrow().split("\t");
@@ -87,7 +76,7 @@ class RecordStoreLiveTest {
         try {
             Path folded = dir.resolve("cpu.folded");
             String url = "http://127.0.0.1:" + server.getAddress().getPort();
-            Run r = run("record", "-F", "499", "-o", folded.toString(), "--push", url, "--push-protocol", "otlp",
+            CliRun r = run("record", "-F", "499", "-o", folded.toString(), "--push", url, "--push-protocol", "otlp",
                     "--push-gzip", "--", "/bin/sh", "-c", BUSY);
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.err()).contains("pushed the recording to " + url);
@@ -95,7 +84,7 @@ class RecordStoreLiveTest {
             // An export request and a ProfilesData file share their wire format: the body read back as a file.
             Path received = dir.resolve("received.otlp.pb");
             Files.write(received, bodies.getFirst());
-            Run back = run("fold", received.toString());
+            CliRun back = run("fold", received.toString());
             assertThat(back.code()).as(back.err()).isZero();
             assertThat(back.out()).isEqualTo(run("fold", folded.toString()).out());
         } finally {

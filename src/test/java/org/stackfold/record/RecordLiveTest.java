@@ -3,11 +3,10 @@ package org.stackfold.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.stackfold.cli.CliRun.run;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +18,7 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.stackfold.cli.Main;
+import org.stackfold.cli.CliRun;
 import org.stackfold.record.bpf.Bpf;
 import org.stackfold.record.bpf.BpfAssembler;
 import org.stackfold.record.bpf.BpfProgram;
@@ -59,16 +58,6 @@ class RecordLiveTest {
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor()).as(String.join(" ", command) + "\n" + out).isZero();
         return out;
-    }
-
-    record Run(int code, String out, String err) {
-    }
-
-    private static Run stackfold(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
     }
 
     /** Folded text to stack → count, lines summed. */
@@ -132,7 +121,7 @@ class RecordLiveTest {
     @Test
     void aCommandIsRecordedWithItsSharesUserAndKernelParts() throws IOException {
         Path out = dir.resolve("command.folded");
-        Run r = stackfold("record", "-F", HZ, "--delimited", "--annotate", "-o", out.toString(), "--",
+        CliRun r = run("record", "-F", HZ, "--delimited", "--annotate", "-o", out.toString(), "--",
                 workload.toString(), "60", "kernel");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).contains("samples in").contains("collisions");
@@ -159,14 +148,14 @@ class RecordLiveTest {
     void otherOutputFormatsKeepTheStacks() throws IOException {
         for (String ext : List.of("pb.gz", "bin", "speedscope.json")) {
             Path out = dir.resolve("command." + ext);
-            Run r = stackfold("record", "-F", HZ, "-o", out.toString(), "--", workload.toString(), "10");
+            CliRun r = run("record", "-F", HZ, "-o", out.toString(), "--", workload.toString(), "10");
             assertThat(r.code()).as(r.err()).isZero();
-            Run back = stackfold("convert", out.toString());
+            CliRun back = run("convert", out.toString());
             assertThat(back.code()).as(back.err()).isZero();
             assertThat(folded(back.out()).keySet()).as(ext).anyMatch(s -> s.contains(WORKLOAD) && s.endsWith(";main;heavy"));
         }
         Path html = dir.resolve("command.html");
-        Run r = stackfold("record", "-F", HZ, "-o", html.toString(), "--", workload.toString(), "10");
+        CliRun r = run("record", "-F", HZ, "-o", html.toString(), "--", workload.toString(), "10");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readString(html)).startsWith("<!DOCTYPE html>").contains("stackfold record");
     }
@@ -181,12 +170,12 @@ class RecordLiveTest {
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         assertThat(p.waitFor()).isZero();
         Path perfFolded = dir.resolve("perf.folded");
-        Run c = stackfold("collapse", "perf", script.toString(), "-o", perfFolded.toString());
+        CliRun c = run("collapse", "perf", script.toString(), "-o", perfFolded.toString());
         assertThat(c.code()).as(c.err()).isZero();
         double[] perf = shares(folded(Files.readString(perfFolded)));
 
         Path ours = dir.resolve("ours.folded");
-        Run r = stackfold("record", "-F", HZ, "-o", ours.toString(), "--", workload.toString(), "60");
+        CliRun r = run("record", "-F", HZ, "-o", ours.toString(), "--", workload.toString(), "60");
         assertThat(r.code()).as(r.err()).isZero();
         double[] record = shares(folded(Files.readString(ours)));
         assertSixThreeOne(perf, "perf");
@@ -207,7 +196,7 @@ class RecordLiveTest {
         Process p = new ProcessBuilder(workload.toString(), "100000").start();
         try {
             Path out = dir.resolve("pid.folded");
-            Run r = stackfold("record", "-F", HZ, "-d", "2", "-p", Long.toString(p.pid()), "--per-thread", "-o",
+            CliRun r = run("record", "-F", HZ, "-d", "2", "-p", Long.toString(p.pid()), "--per-thread", "-o",
                     out.toString());
             assertThat(r.code()).as(r.err()).isZero();
             Map<String, Long> stacks = folded(Files.readString(out));
@@ -226,10 +215,10 @@ class RecordLiveTest {
     void theWholeSystemIncludesARunningProcessAndKernelOnlyHasNoUserFrames() throws Exception {
         Process p = new ProcessBuilder(workload.toString(), "100000").start();
         try {
-            Run r = stackfold("record", "-F", HZ, "-d", "1.5");
+            CliRun r = run("record", "-F", HZ, "-d", "1.5");
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(folded(r.out()).keySet()).anyMatch(s -> s.startsWith(WORKLOAD + ";") && through(s, "heavy"));
-            Run k = stackfold("record", "-F", HZ, "-d", "1", "--kernel-only", "--annotate");
+            CliRun k = run("record", "-F", HZ, "-d", "1", "--kernel-only", "--annotate");
             assertThat(k.code()).as(k.err()).isZero();
             for (String s : folded(k.out()).keySet()) {
                 String[] frames = s.split(";");
@@ -255,7 +244,7 @@ class RecordLiveTest {
                 source.toString())).isZero();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path out = dir.resolve("java.folded");
-        Run r = stackfold("record", "-F", HZ, "-o", out.toString(), "--", java, "-XX:+PreserveFramePointer",
+        CliRun r = run("record", "-F", HZ, "-o", out.toString(), "--", java, "-XX:+PreserveFramePointer",
                 "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,Hot::burnInJava", "-cp", classes.toString(),
                 "Hot", "3");
         assertThat(r.code()).as(r.err()).isZero();

@@ -80,7 +80,7 @@ class CollapsePerfInlineTest {
         Path out = dir.resolve("out" + options.length + ".folded");
         List<String> args = new ArrayList<>(List.of("collapse", "perf", in.toString(), "-o", out.toString()));
         args.addAll(List.of(options));
-        SymbolizeCommandTest.Run r = SymbolizeCommandTest.run(args.toArray(String[]::new));
+        org.stackfold.cli.CliRun r = org.stackfold.cli.CliRun.run(args.toArray(String[]::new));
         assertThat(r.code()).as(r.err()).isZero();
         return Files.readString(out);
     }

@@ -1,12 +1,11 @@
 package org.stackfold.symbolize;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.lang.foreign.Linker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,22 +15,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.stackfold.cli.CliRun;
 import org.stackfold.cli.Main;
 
 /** {@code stackfold symbolize} end to end through {@link Main#run}. */
 class SymbolizeCommandTest {
     @TempDir
     Path dir;
-
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     @Test
     void addr2lineFormatPrintsWhatAddr2linePrints() throws IOException {
@@ -43,7 +33,7 @@ class SymbolizeCommandTest {
         }
         addresses.add("0x5");
         args.addAll(addresses);
-        Run r = run(args.toArray(String[]::new));
+        CliRun r = run(args.toArray(String[]::new));
         List<String> a2l = new ArrayList<>(List.of("addr2line", "-a", "-f", "-i", "-C", "-p", "-e", program.toString()));
         a2l.addAll(addresses);
         assertThat(r.code()).as(r.err()).isZero();
@@ -63,20 +53,20 @@ class SymbolizeCommandTest {
                 }
             }
         }
-        Run elf = run("symbolize", "--elf", program.toString(), Long.toHexString(mix));
+        CliRun elf = run("symbolize", "--elf", program.toString(), Long.toHexString(mix));
         assertThat(elf.code()).as(elf.err()).isZero();
         assertThat(elf.out().lines().toList()).first().asString()
                 .matches("0x" + Long.toHexString(mix) + " mix \\[inlined\\] at .*inline\\.c:\\d+ in " + program + " \\(native\\)");
         assertThat(elf.out().lines().toList().getLast()).contains(" in " + program + " (native)");
 
         long getpid = Linker.nativeLinker().defaultLookup().find("getpid").orElseThrow().address();
-        Run self = run("symbolize", "--no-jvm-perf-map", "--pid", Long.toString(ProcessHandle.current().pid()), "0x" + Long.toHexString(getpid));
+        CliRun self = run("symbolize", "--no-jvm-perf-map", "--pid", Long.toString(ProcessHandle.current().pid()), "0x" + Long.toHexString(getpid));
         assertThat(self.out()).matches("0x[0-9a-f]+ (__)?getpid\\+0x0 .*in .*libc\\.so\\.6 \\(native\\)\\n");
 
         String line = Files.readAllLines(Path.of("/proc/kallsyms")).stream().filter(l -> l.endsWith(" T schedule"))
                 .findFirst().orElseThrow();
         long schedule = Long.parseUnsignedLong(line.substring(0, 16), 16);
-        Run kernel = run("symbolize", "--kernel", Long.toHexString(schedule + 3));
+        CliRun kernel = run("symbolize", "--kernel", Long.toHexString(schedule + 3));
         assertThat(kernel.out()).isEqualTo("0x" + Long.toHexString(schedule + 3) + " schedule+0x3 in vmlinux (kernel)\n");
     }
 
@@ -98,7 +88,7 @@ class SymbolizeCommandTest {
             Files.writeString(folded, "victim;" + main + ";" + top + ";" + schedule + " 7\n"
                     + "victim;0x10;not-an-address 2\n");
             Path out = dir.resolve("named.folded");
-            Run r = run("symbolize", "--folded", folded.toString(), "--maps", maps.toString(), "--annotate",
+            CliRun r = run("symbolize", "--folded", folded.toString(), "--maps", maps.toString(), "--annotate",
                     "-o", out.toString());
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(Files.readString(out)).matches("victim;main;top_(compute|alias);schedule_\\[k\\] 7\n"
@@ -110,16 +100,16 @@ class SymbolizeCommandTest {
 
     @Test
     void badArgumentsAreOneLineErrors() {
-        Run noTarget = run("symbolize", "0x10");
+        CliRun noTarget = run("symbolize", "0x10");
         assertThat(noTarget.code()).isEqualTo(2);
         assertThat(noTarget.err()).contains("give one of --pid, --elf, --maps, --kernel");
-        Run badAddress = run("symbolize", "--kernel", "xyz");
+        CliRun badAddress = run("symbolize", "--kernel", "xyz");
         assertThat(badAddress.code()).isEqualTo(1);
         assertThat(badAddress.err()).isEqualTo("stackfold: symbolize: 'xyz' is not a hexadecimal address\n");
-        Run missing = run("symbolize", "--elf", dir.resolve("nope").toString(), "0x10");
+        CliRun missing = run("symbolize", "--elf", dir.resolve("nope").toString(), "0x10");
         assertThat(missing.code()).isEqualTo(1);
         assertThat(missing.err().lines().count()).isEqualTo(1);
-        Run notElf = run("symbolize", "--elf", "/proc/self/status", "0x10");
+        CliRun notElf = run("symbolize", "--elf", "/proc/self/status", "0x10");
         assertThat(notElf.code()).isEqualTo(1);
         assertThat(notElf.err().lines().count()).isEqualTo(1);
     }

@@ -1,10 +1,8 @@
 package org.stackfold.format.firefox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.stackfold.cli.Main;
+import org.stackfold.cli.CliRun;
 import org.stackfold.collapse.InputFormats;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.io.Input;
@@ -25,16 +23,6 @@ import org.stackfold.io.InputException;
 class BrowserProfilesCliTest {
     @TempDir
     Path dir;
-
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(code, out.toString(), err.toString());
-    }
 
     private static Path res(String rel) throws Exception {
         return Path.of(BrowserProfilesCliTest.class.getResource("/formats/" + rel).toURI());
@@ -48,17 +36,17 @@ class BrowserProfilesCliTest {
     void everyCommandReadsATraceAndAFirefoxProfile() throws Exception {
         for (String input : List.of(TRACE, GECKO, CPYTHON)) {
             String in = res(input).toString();
-            Run info = run("info", in);
+            CliRun info = run("info", in);
             assertThat(info.code()).as(info.err()).isZero();
             assertThat(info.out()).contains(input.startsWith("chrome") ? "chrome-trace" : "firefox");
-            Run fold = run("fold", in);
+            CliRun fold = run("fold", in);
             assertThat(fold.code()).as(fold.err()).isZero();
             assertThat(fold.out()).isNotEmpty();
             Path svg = dir.resolve("x.svg");
             assertThat(run("flamegraph", in, "-o", svg.toString()).code()).isZero();
             assertThat(Files.readString(svg)).startsWith("<?xml");
             Path html = dir.resolve("x.html");
-            Run view = run("view", in, "-o", html.toString());
+            CliRun view = run("view", in, "-o", html.toString());
             assertThat(view.code()).as(view.err()).isZero();
             assertThat(Files.size(html)).isPositive();
         }
@@ -67,15 +55,15 @@ class BrowserProfilesCliTest {
     @Test
     void convertWritesFirefoxByNameOrFlagAndReadsItBack() throws Exception {
         Path out = dir.resolve("worker.firefox.json");
-        Run r = run("convert", res(TRACE).toString(), "-o", out.toString());
+        CliRun r = run("convert", res(TRACE).toString(), "-o", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readString(out)).contains("\"preprocessedProfileVersion\":57").contains("CrRendererMain")
                 .contains("DedicatedWorker thread").contains("\"weightType\":\"tracing-ms\"");
-        Run back = run("fold", out.toString());
+        CliRun back = run("fold", out.toString());
         assertThat(back.out()).isEqualTo(run("fold", res(TRACE).toString()).out());
 
         Path forced = dir.resolve("profile.json");
-        Run f = run("convert", res(CPYTHON).toString(), "--to", "firefox", "-o", forced.toString());
+        CliRun f = run("convert", res(CPYTHON).toString(), "--to", "firefox", "-o", forced.toString());
         assertThat(f.code()).as(f.err()).isZero();
         assertThat(run("fold", forced.toString()).out()).isEqualTo(run("fold", res(CPYTHON).toString()).out());
         // threads survive into speedscope's one-profile-per-thread layout too
@@ -86,10 +74,10 @@ class BrowserProfilesCliTest {
 
     @Test
     void collapseChromeTracingStillReadsTheDurationEvents() throws Exception {
-        Run r = run("collapse", "chrome-tracing", res(TRACE).toString());
+        CliRun r = run("collapse", "chrome-tracing", res(TRACE).toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).doesNotContain("onLoaded"); // a sampled JS function, not a trace event
-        Run forced = run("fold", "--from", "chrome-tracing", res(TRACE).toString());
+        CliRun forced = run("fold", "--from", "chrome-tracing", res(TRACE).toString());
         assertThat(forced.out()).isEqualTo(r.out());
     }
 
@@ -97,7 +85,7 @@ class BrowserProfilesCliTest {
     void aDamagedFileIsOneLine() throws Exception {
         Path bad = dir.resolve("bad.json");
         Files.writeString(bad, "{\"meta\":{\"interval\":1,\"stackwalk\":1},\"threads\":[{\"name\":]}");
-        Run r = run("fold", bad.toString());
+        CliRun r = run("fold", bad.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err()).startsWith("stackfold: " + bad + ": at byte offset 56: firefox: invalid JSON").hasLineCount(1);
     }

@@ -1,8 +1,8 @@
 package org.stackfold.format.perfdata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
-import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.stackfold.cli.Main;
+import org.stackfold.cli.CliRun;
 import org.stackfold.io.Input;
 
 /**
@@ -26,16 +26,6 @@ class PerfDataFileTest {
 
     @TempDir
     Path dir;
-
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, out, new PrintWriter(err, true));
-        return new Run(code, out.toString(java.nio.charset.StandardCharsets.UTF_8), err.toString());
-    }
 
     private static byte[] recorded() throws Exception {
         return PerfDataFileTest.class.getResourceAsStream("/perfdata/burn.perf.data").readAllBytes();
@@ -60,11 +50,11 @@ class PerfDataFileTest {
     @Test
     void collapseWeighsByPeriodWithTheCommAsRoot() throws Exception {
         Path f = write("perf.data", recorded());
-        Run r = run("collapse", "perf", f.toString());
+        CliRun r = run("collapse", "perf", f.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(total(r.out())).isEqualTo(TOTAL);
         assertThat(r.out().lines()).allMatch(l -> l.startsWith("burn;"));
-        Run pid = run("collapse", "perf", "--tid", f.toString());
+        CliRun pid = run("collapse", "perf", "--tid", f.toString());
         assertThat(pid.out().lines()).allMatch(l -> l.startsWith("burn-5245/5245;"));
     }
 
@@ -72,14 +62,14 @@ class PerfDataFileTest {
     void everyCommandReadsIt() throws Exception {
         Path f = write("perf.data", recorded());
         Path folded = dir.resolve("out.folded");
-        Run c = run("convert", f.toString(), "-o", folded.toString());
+        CliRun c = run("convert", f.toString(), "-o", folded.toString());
         assertThat(c.code()).as(c.err()).isZero();
         assertThat(total(Files.readString(folded))).isEqualTo(TOTAL);
         Path svg = dir.resolve("out.svg");
-        Run g = run("flamegraph", f.toString(), "-o", svg.toString());
+        CliRun g = run("flamegraph", f.toString(), "-o", svg.toString());
         assertThat(g.code()).as(g.err()).isZero();
         assertThat(Files.readString(svg)).contains("<svg").contains("burn");
-        Run i = run("info", f.toString());
+        CliRun i = run("info", f.toString());
         assertThat(i.code()).as(i.err()).isZero();
         assertThat(i.out()).contains("perf.data").contains("cpu-clock:pppH").contains("perf version: 6.1.192")
                 .contains("cmdline: /usr/bin/perf record -F 499 -g");
@@ -88,10 +78,10 @@ class PerfDataFileTest {
     @Test
     void eventFilterNamesTheSkippedSamples() throws Exception {
         Path f = write("perf.data", recorded());
-        Run r = run("collapse", "perf", "--event-filter", "cycles", f.toString());
+        CliRun r = run("collapse", "perf", "--event-filter", "cycles", f.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).endsWith("no samples of event 'cycles'; the file has 134 of 'cpu-clock:pppH' (choose with --event-filter)");
-        Run base = run("collapse", "perf", "--event-filter", "cpu-clock", f.toString());
+        CliRun base = run("collapse", "perf", "--event-filter", "cpu-clock", f.toString());
         assertThat(total(base.out())).isEqualTo(TOTAL);
     }
 
@@ -111,7 +101,7 @@ class PerfDataFileTest {
     void lyingRecordSizeNamesItsOffset() throws Exception {
         byte[] b = recorded();
         ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putShort(264 + 6, (short) 4);
-        Run r = run("collapse", "perf", write("bad.data", b).toString());
+        CliRun r = run("collapse", "perf", write("bad.data", b).toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).contains("at byte offset 264").contains("claims 4 bytes").doesNotContain("\n");
     }
@@ -120,7 +110,7 @@ class PerfDataFileTest {
     void lyingDataSectionNamesTheHeaderField() throws Exception {
         byte[] b = recorded();
         ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(48, 1L << 40);
-        Run r = run("convert", write("bad.data", b).toString(), "-o", dir.resolve("x.folded").toString());
+        CliRun r = run("convert", write("bad.data", b).toString(), "-o", dir.resolve("x.folded").toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).contains("at byte offset 40").contains("data section").doesNotContain("\n");
     }
@@ -134,7 +124,7 @@ class PerfDataFileTest {
             at += bb.getShort(at + 6) & 0xffff;
         }
         bb.putLong(at + 40, Long.MAX_VALUE / 4);
-        Run r = run("collapse", "perf", write("bad.data", b).toString());
+        CliRun r = run("collapse", "perf", write("bad.data", b).toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).contains("at byte offset " + at).contains("callchain");
     }
@@ -151,7 +141,7 @@ class PerfDataFileTest {
         long period = bb.getLong(at + 32);
         assertThat(bb.getLong(at + 40)).isGreaterThan(1);
         bb.putLong(at + 48 + 8, -1L); // the entry after the first
-        Run r = run("collapse", "perf", write("marker.data", b).toString());
+        CliRun r = run("collapse", "perf", write("marker.data", b).toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(total(r.out())).isEqualTo(TOTAL);
         assertThat(r.out().lines()).contains("burn " + period);
@@ -171,7 +161,7 @@ class PerfDataFileTest {
                     b[random.nextInt(b.length)] = (byte) random.nextInt(256);
                 }
             }
-            Run r = run("collapse", "perf", write("m" + k + ".data", b).toString());
+            CliRun r = run("collapse", "perf", write("m" + k + ".data", b).toString());
             assertThat(r.code()).as(r.err()).isIn(0, 1);
             assertThat(r.err()).doesNotContain("Exception").doesNotContain("internal error").doesNotContain("\tat ");
             if (r.code() == 1) {

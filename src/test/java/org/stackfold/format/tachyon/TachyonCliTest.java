@@ -1,10 +1,9 @@
 package org.stackfold.format.tachyon;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.stackfold.cli.CliRun.run;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
-import org.stackfold.cli.Main;
+import org.stackfold.cli.CliRun;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.io.Input;
 import org.stackfold.model.Profile;
@@ -26,16 +25,6 @@ class TachyonCliTest {
     @TempDir
     Path dir;
 
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out), new PrintWriter(err));
-        return new Run(code, out.toString(), err.toString());
-    }
-
     Path fixture(String name) throws IOException {
         Path p = dir.resolve(name.replace('/', '_') + ".bin");
         Files.write(p, Fixtures.bytes(name + ".bin"));
@@ -46,7 +35,7 @@ class TachyonCliTest {
     @FieldSource("GOOD")
     void convertToFoldedIsCPythonCollapsed(String name) throws IOException {
         Path out = dir.resolve("out.folded");
-        Run r = run("convert", fixture(name).toString(), "-o", out.toString());
+        CliRun r = run("convert", fixture(name).toString(), "-o", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readAllBytes(out)).isEqualTo(Fixtures.bytes(name + ".collapsed.txt"));
     }
@@ -54,7 +43,7 @@ class TachyonCliTest {
     @ParameterizedTest
     @FieldSource("GOOD")
     void info(String name) throws IOException {
-        Run r = run("info", fixture(name).toString());
+        CliRun r = run("info", fixture(name).toString());
         assertThat(r.code()).as(r.err()).isZero();
         TachyonFile f = Fixtures.open(name);
         assertThat(r.out()).contains("format             tachyon")
@@ -68,7 +57,7 @@ class TachyonCliTest {
         Files.writeString(folded, "main;work;leaf 3\nmain;idle 2\ntid:7;main;io 4\n");
         for (String comp : List.of("none", "zstd")) {
             Path bin = dir.resolve("out-" + comp + ".bin");
-            Run r = run("convert", folded.toString(), "-o", bin.toString(), "--compression", comp);
+            CliRun r = run("convert", folded.toString(), "-o", bin.toString(), "--compression", comp);
             assertThat(r.code()).as(r.err()).isZero();
             TachyonFile f = TachyonFile.open("x", MemorySegment.ofArray(Files.readAllBytes(bin)));
             assertThat(f.compression()).isEqualTo(comp.equals("zstd") ? 1 : 0);
@@ -85,7 +74,7 @@ class TachyonCliTest {
     @FieldSource("GOOD")
     void tachyonToTachyonKeepsEverySample(String name) throws IOException {
         Path out = dir.resolve("copy.bin");
-        Run r = run("convert", fixture(name).toString(), "-o", out.toString(), "--tachyon-byte-order", "big",
+        CliRun r = run("convert", fixture(name).toString(), "-o", out.toString(), "--tachyon-byte-order", "big",
                 "--compression", "zstd");
         assertThat(r.code()).as(r.err()).isZero();
         TachyonFile g = TachyonFile.open("copy", MemorySegment.ofArray(Files.readAllBytes(out)));
@@ -102,7 +91,7 @@ class TachyonCliTest {
     @Test
     void filtersOnTheCommandLine() throws IOException {
         Path out = dir.resolve("f.folded");
-        Run r = run("convert", fixture("real/a_none").toString(), "-o", out.toString(), "--tachyon-threads", "22518",
+        CliRun r = run("convert", fixture("real/a_none").toString(), "-o", out.toString(), "--tachyon-threads", "22518",
                 "--tachyon-naming", "function", "--tachyon-stacks", "merged");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readString(out)).isEqualTo("Thread._bootstrap;Thread._bootstrap_inner;Thread.run;sleepy_worker 3252\n");
@@ -113,10 +102,10 @@ class TachyonCliTest {
         Path p = dir.resolve("profile.dat");
         Files.write(p, Fixtures.bytes("edge/edge_threads_bigendian.bin"));
         Path out = dir.resolve("o.txt");
-        Run r = run("convert", p.toString(), "-o", out.toString());
+        CliRun r = run("convert", p.toString(), "-o", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readAllBytes(out)).isEqualTo(Fixtures.bytes("edge/edge_threads_bigendian.collapsed.txt"));
-        Run info = run("info", p.toString());
+        CliRun info = run("info", p.toString());
         assertThat(info.out()).contains("byte order         big-endian").contains("mode               gil");
     }
 
@@ -124,7 +113,7 @@ class TachyonCliTest {
     void corruptFileIsOneLineError() throws IOException {
         Path p = dir.resolve("bad.bin");
         Files.write(p, Fixtures.bytes("edge/corrupt/unknown_encoding.bin"));
-        Run r = run("convert", p.toString(), "-o", dir.resolve("x.folded").toString());
+        CliRun r = run("convert", p.toString(), "-o", dir.resolve("x.folded").toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).startsWith("stackfold: " + p + ": at byte offset ")
                 .contains("Unknown stack encoding: 9").doesNotContain("\n");
