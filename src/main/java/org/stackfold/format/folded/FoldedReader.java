@@ -111,19 +111,8 @@ public final class FoldedReader {
         Parsed parsed = parse(in, true);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
-        java.util.BitSet roots = new java.util.BitSet();
-        for (Worker w : workers) {
-            if (w.notInOrder || w.samplesOverflow) {
-                return null;
-            }
-            int[] frameMap = w == first ? null : frameMap(first, w);
-            for (int i = 0; i < w.rootCount; i++) {
-                int f = frameMap == null ? w.roots[i] : frameMap[w.roots[i]];
-                if (roots.get(f)) {
-                    return null;
-                }
-                roots.set(f);
-            }
+        if (workers.stream().anyMatch(w -> w.notInOrder || w.samplesOverflow) || !rootsDisjoint(workers)) {
+            return null;
         }
         warn(in, workers);
         boolean differential = parsed.mode == Mode.DIFFERENTIAL;
@@ -223,8 +212,8 @@ public final class FoldedReader {
         java.util.BitSet roots = new java.util.BitSet();
         for (Worker w : workers) {
             int[] frameMap = w == first ? null : frameMap(first, w);
-            for (int r = w.tree.firstChild(CallTree.ROOT); r != 0; r = w.tree.nextSibling(r)) {
-                int f = frameMap == null ? w.tree.frame(r) : frameMap[w.tree.frame(r)];
+            for (int r : w.rootFrames()) {
+                int f = frameMap == null ? r : frameMap[r];
                 if (roots.get(f)) {
                     return false;
                 }
@@ -739,6 +728,22 @@ public final class FoldedReader {
                 }
             }
             return false;
+        }
+
+        /** The root frames of this range (its own frame ids): the tree's, or those counted without one. */
+        int[] rootFrames() {
+            if (countOnly) {
+                return Arrays.copyOf(roots, rootCount);
+            }
+            int[] out = new int[16];
+            int n = 0;
+            for (int r = tree.firstChild(CallTree.ROOT); r != 0; r = tree.nextSibling(r)) {
+                if (n == out.length) {
+                    out = Arrays.copyOf(out, n * 2);
+                }
+                out[n++] = tree.frame(r);
+            }
+            return Arrays.copyOf(out, n);
         }
 
         private void addRoot(int frame) {
