@@ -102,8 +102,14 @@ final class PushCommand implements Callable<Integer> {
         @Option(names = "--gzip", description = "OTLP: send the request body gzip-compressed (Content-Encoding: gzip).")
         boolean gzip;
 
-        /** The protocol, after checking the options together; a {@link UsageException} names what is wrong. */
-        Protocol checked(URI url) {
+        static void checkUrl(URI url) {
+            String scheme = url.getScheme();
+            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || url.getHost() == null) {
+                throw new UsageException("URL must be http://HOST[:PORT] or https://..., not '" + url + "'");
+            }
+        }
+
+        ProfilePusher pusher(URI url) {
             checkUrl(url);
             if (attempts < 1 || !(timeout > 0)) {
                 throw new UsageException("--attempts must be at least 1 and --timeout above 0");
@@ -117,18 +123,6 @@ final class PushCommand implements Callable<Integer> {
             if (gzip && p != Protocol.OTLP) {
                 throw new UsageException("--gzip applies to --protocol otlp only");
             }
-            return p;
-        }
-
-        static void checkUrl(URI url) {
-            String scheme = url.getScheme();
-            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || url.getHost() == null) {
-                throw new UsageException("URL must be http://HOST[:PORT] or https://..., not '" + url + "'");
-            }
-        }
-
-        ProfilePusher pusher(URI url) {
-            Protocol p = checked(url);
             return new ProfilePusher(new ProfilePusher.Target(url, p, attempts,
                     Duration.ofMillis((long) (timeout * 1000)), Duration.ofMillis(250), gzip));
         }

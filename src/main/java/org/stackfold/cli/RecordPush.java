@@ -5,6 +5,7 @@ import java.net.URI;
 import java.time.Instant;
 import java.util.List;
 import org.stackfold.fleet.push.ProfilePusher;
+import org.stackfold.fleet.push.Protocol;
 import org.stackfold.fleet.push.PushException;
 import org.stackfold.fleet.push.Upload;
 import org.stackfold.fleet.store.Labels;
@@ -40,7 +41,7 @@ final class RecordPush {
         options.protocol = value;
         check(() -> {
             try {
-                org.stackfold.fleet.push.Protocol.byName(value);
+                Protocol.byName(value);
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
             }
@@ -62,17 +63,12 @@ final class RecordPush {
      * recording starts rather than when it is sent.
      */
     void checkTogether() {
-        if (url == null) {
-            if (options.gzip) {
-                throw new ParameterException(spec.commandLine(), "--push-gzip needs --push URL");
-            }
-            return;
+        if (options.gzip && url == null) {
+            throw new ParameterException(spec.commandLine(), "--push-gzip needs --push URL");
         }
-        try {
-            options.checked(url);
-        } catch (UsageException e) {
-            throw new ParameterException(spec.commandLine(),
-                    e.getMessage().replace("--gzip", "--push-gzip").replace("--protocol", "--push-protocol"));
+        // --push-protocol named a protocol when it was parsed.
+        if (options.gzip && Protocol.byName(options.protocol) != Protocol.OTLP) {
+            throw new ParameterException(spec.commandLine(), "--push-gzip applies to --push-protocol otlp only");
         }
     }
 
