@@ -206,13 +206,21 @@ final class FlamegraphCommand implements Callable<Integer> {
                 if (flameChart) {
                     FlameGraph.renderChart(ordered(sources.getFirst(), warn), o, out.stream(), warn);
                 } else if (oneFoldedAsIs(sources, o)) {
-                    // Drawn from the reader's range trees as they are: no appended tree, no rewrites.
+                    // Stacks in byte order: their wide nodes in one pass without a tree; otherwise drawn
+                    // from the reader's range trees as they are: no appended tree, no rewrites.
                     Input in = sources.getFirst().input();
-                    FoldedReader.Ranges r = foldedReader(sources.getFirst(), warn).readRanges(in);
                     if (!spec.commandLine().getParseResult().hasMatchedOption("--countname")) {
                         o.countName = countName(Profile.ValueType.SAMPLES);
                     }
-                    FlameGraph.renderRanges(r.frames(), r.trees(), r.frameMaps(), o, out.stream(), warn);
+                    FoldedReader reader = foldedReader(sources.getFirst(), warn);
+                    java.util.function.LongToDoubleFunction minWidth = FlameGraph.minWidth(o);
+                    org.stackfold.model.WideNodes wide = minWidth == null ? null : reader.readWide(in, minWidth);
+                    if (wide != null) {
+                        FlameGraph.renderWide(wide, o, out.stream(), warn);
+                    } else {
+                        FoldedReader.Ranges r = reader.readRanges(in);
+                        FlameGraph.renderRanges(r.frames(), r.trees(), r.frameMaps(), o, out.stream(), warn);
+                    }
                 } else if (streamable(sources, o)) {
                     // --reverse/--base on folded input: rewrite each record while reading, never holding
                     // the unrewritten tree as well as the rewritten one.

@@ -87,6 +87,21 @@ class LauncherTest {
         }
         assertThat(jvmArguments("collapse perf huge.txt")).contains("-XX:TieredStopAtLevel=4");
         assertThat(jvmArguments("collapse dtrace big.folded")).contains("-XX:TieredStopAtLevel=4");
+        // Folded stacks (by their first line) up to 1 GiB: C1 alone; the file written is no input.
+        byte[] stacks = new byte[9 << 20];
+        java.util.Arrays.fill(stacks, (byte) '\n');
+        System.arraycopy("main;a b 12\n".getBytes(), 0, stacks, 0, 12);
+        Files.write(dir.resolve("stacks.folded"), stacks);
+        Files.writeString(dir.resolve("old.svg"), "<svg/>");
+        assertThat(jvmArguments("flamegraph stacks.folded -o old.svg")).contains("-XX:TieredStopAtLevel=1");
+        assertThat(jvmArguments("info stacks.folded small.folded")).contains("-XX:TieredStopAtLevel=1");
+        assertThat(jvmArguments("flamegraph stacks.folded old.svg")).contains("-XX:TieredStopAtLevel=4");
+        assertThat(jvmArguments("info stacks.folded -")).contains("-XX:TieredStopAtLevel=4");
+        Files.writeString(dir.resolve("huge.folded"), "a;b 1\n");
+        try (var huge = java.nio.channels.FileChannel.open(dir.resolve("huge.folded"), java.nio.file.StandardOpenOption.WRITE)) {
+            huge.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), 1L << 30); // sparse, past 1 GiB
+        }
+        assertThat(jvmArguments("info huge.folded")).contains("-XX:TieredStopAtLevel=4");
         assertThat(jvmArguments("record --duration 1")).contains("-XX:TieredStopAtLevel=1");
         assertThat(jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
                 .contains("-XX:TieredStopAtLevel=4");

@@ -43,12 +43,24 @@ public class FoldedParseBenchmark {
     int threads;
 
     private byte[] data;
+    private byte[] sorted;
     private Profile parsed;
 
     @Setup
     public void setup() throws IOException {
         data = file.isEmpty() ? generate(lines) : null;
+        sorted = data == null ? null : sortedByStack(data);
         parsed = parse();
+        if (wideNodes() == null) {
+            throw new IllegalStateException("the sorted input was read with trees: wideNodes would measure nothing");
+        }
+    }
+
+    /** The lines in byte order of their stacks, as collapsers write them. */
+    static byte[] sortedByStack(byte[] data) {
+        String[] lines = new String(data, StandardCharsets.UTF_8).split("\n");
+        java.util.Arrays.sort(lines, java.util.Comparator.comparing(l -> l.substring(0, l.lastIndexOf(' '))));
+        return (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
     static byte[] generate(int lines) {
@@ -94,6 +106,18 @@ public class FoldedParseBenchmark {
     public FoldedReader.Summary summarize() throws IOException {
         try (Input in = data == null ? Input.open(file) : Input.ofBytes("bench", data)) {
             return new FoldedReader(FoldedReader.Mode.PLAIN, false, threads, w -> { }).summarize(in);
+        }
+    }
+
+    /**
+     * What {@code flamegraph} reads of byte-sorted stacks: the wide nodes of a 1200-pixel graph, in
+     * one pass without a tree ({@link WideScan}; the file must be sorted, as folded-1m is).
+     */
+    @Benchmark
+    public org.stackfold.model.WideNodes wideNodes() throws IOException {
+        try (Input in = sorted == null ? Input.open(file) : Input.ofBytes("bench", sorted)) {
+            return new FoldedReader(FoldedReader.Mode.PLAIN, false, threads, w -> { })
+                    .readWide(in, samples -> 0.1 * Math.max(1, samples) / 1180.0);
         }
     }
 

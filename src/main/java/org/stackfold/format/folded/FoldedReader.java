@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.LongToDoubleFunction;
 import org.stackfold.io.ByteBlocks;
 import org.stackfold.io.Input;
 import org.stackfold.io.Parallel;
@@ -17,6 +18,7 @@ import org.stackfold.model.ByteWords;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
+import org.stackfold.model.WideNodes;
 
 /**
  * Reads folded stacks ({@code main;foo;bar 42}) and differential folded stacks
@@ -80,7 +82,7 @@ public final class FoldedReader {
     }
 
     public Result read(Input in) throws IOException {
-        Parsed parsed = parse(in, false);
+        Parsed parsed = parse(in, false, null);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
         mergeAll(workers);
@@ -108,7 +110,7 @@ public final class FoldedReader {
      * Interning the names remains (distinct frames).
      */
     Summary countWithoutTrees(Input in) throws IOException {
-        Parsed parsed = parse(in, true);
+        Parsed parsed = parse(in, true, null);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
         if (workers.stream().anyMatch(w -> w.notInOrder || w.samplesOverflow) || !rootsDisjoint(workers)) {
@@ -130,7 +132,7 @@ public final class FoldedReader {
     }
 
     private Summary summarizeWithTrees(Input in) throws IOException {
-        Parsed parsed = parse(in, false);
+        Parsed parsed = parse(in, false, null);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
         boolean differential = parsed.mode == Mode.DIFFERENTIAL;
@@ -173,7 +175,7 @@ public final class FoldedReader {
     }
 
     public Ranges readRanges(Input in) throws IOException {
-        Parsed parsed = parse(in, false);
+        Parsed parsed = parse(in, false, null);
         List<Worker> workers = parsed.workers;
         Worker first = workers.getFirst();
         boolean differential = parsed.mode == Mode.DIFFERENTIAL;
@@ -193,6 +195,161 @@ public final class FoldedReader {
             stacks += countRecordNodes(w.recordBits);
         }
         return new Ranges(first.frames, trees, maps, differential, stats(workers, stacks));
+    }
+
+    /**
+     * The input's flame graph nodes that are at least {@code minWidth.applyAsDouble(sum)} wide, for the
+     * sum of the drawn column (a lower bound of the final minimum width, taken on the running sum),
+     * placed as a flame graph of the whole input places them, in one pass without any tree (see
+     * {@link WidePass}). Null where the input does not allow it: stacks out of byte order (within a
+     * range or from one range to the next), ranges that share a root frame, a range whose last stack
+     * ends with a frame the next range's first stack goes on from with a byte below ';', sums past
+     * 2^63-1; the caller then reads with trees ({@link #readRanges}).
+     */
+    public WideNodes readWide(Input in, LongToDoubleFunction minWidth) throws IOException {
+        WideNodes fast = scanWide(in, minWidth);
+        if (fast != null) {
+            return fast;
+        }
+        Parsed parsed = parse(in, false, minWidth);
+        List<Worker> workers = parsed.workers;
+        if (workers.stream().anyMatch(w -> w.notInOrder || w.samplesOverflow || w.wide.tooManyNodes())) {
+            return null;
+        }
+        List<WideRange> ranges = new ArrayList<>();
+        for (Worker w : workers) {
+            ranges.add(new WideRange(w.frames, w.rootFrames(), w.firstStack,
+                    w.firstStack == null ? null : Arrays.copyOf(w.prev, w.prevLen), w.wide));
+        }
+        WideNodes nodes = wideNodes(ranges, parsed.mode == Mode.DIFFERENTIAL);
+        if (nodes != null) {
+            warn(in, workers);
+        }
+        return nodes;
+    }
+
+    /**
+     * {@link #readWide} by {@link WideScan}s: plain input of the plain shape only (see there); null
+     * where any range gives up, and the general line loop reads it.
+     */
+    WideNodes scanWide(Input in, LongToDoubleFunction minWidth) throws IOException {
+        MemorySegment data = in.bytes();
+        long size = data.byteSize();
+        long[] cuts = cutAtLines(data, size >= minParallelBytes ? threads : 1);
+        cuts[0] = FoldedSyntax.bomLength(data);
+        if (mode == Mode.DIFFERENTIAL || mode == Mode.AUTO && FoldedKind.isDifferential(data, cuts[0], true)) {
+            return null;
+        }
+        List<WideScan> scans = new ArrayList<>();
+        try (Progress progress = Progress.start("reading " + in.name(), size)) {
+            long[] done = new long[cuts.length - 1];
+            for (int i = 0; i + 1 < cuts.length; i++) {
+                final int part = i;
+                scans.add(new WideScan(in, cuts[i], cuts[i + 1], minWidth, pos -> {
+                    synchronized (done) {
+                        done[part] = pos - cuts[part];
+                        progress.update(Arrays.stream(done).sum());
+                    }
+                }));
+            }
+            Parallel.runAll(scans);
+        }
+        if (scans.stream().anyMatch(s -> s.gaveUp || s.wide.tooManyNodes())) {
+            return null;
+        }
+        List<WideRange> ranges = new ArrayList<>();
+        for (WideScan s : scans) {
+            ranges.add(new WideRange(s.frames, Arrays.copyOf(s.roots, s.rootCount), s.firstStack, s.lastStack, s.wide));
+        }
+        return wideNodes(ranges, false);
+    }
+
+    /** One range read for {@link #readWide}: its names, root frames, first and last stacks, and pass. */
+    private record WideRange(FrameTable frames, int[] roots, byte[] firstStack, byte[] lastStack, WidePass pass) {
+    }
+
+    /**
+     * The ranges' kept nodes as one list, in preorder, each range's placed after the ones before it;
+     * null where they share a root frame or are out of order across ranges.
+     */
+    private static WideNodes wideNodes(List<WideRange> ranges, boolean differential) {
+        FrameTable first = ranges.getFirst().frames;
+        List<int[]> maps = new ArrayList<>();
+        java.util.BitSet roots = new java.util.BitSet();
+        for (WideRange r : ranges) {
+            int[] map = r.frames == first ? null : frameMap(first, r.frames);
+            maps.add(map);
+            for (int f : r.roots) {
+                int g = map == null ? f : map[f];
+                if (roots.get(g)) {
+                    return null;
+                }
+                roots.set(g);
+            }
+        }
+        if (!inOrderAcross(ranges)) {
+            return null;
+        }
+        int count = 0;
+        for (WideRange r : ranges) {
+            count = Math.addExact(count, r.pass.count);
+        }
+        int[] frame = new int[count];
+        int[] depth = new int[count];
+        long[] start = new long[count];
+        long[] total = new long[count];
+        long[] before = differential ? new long[count] : null;
+        long[] delta = differential ? new long[count] : null;
+        long[] samples = new long[differential ? 2 : 1];
+        long maxDelta = 1;
+        long offset = 0;
+        int k = 0;
+        for (int ri = 0; ri < ranges.size(); ri++) {
+            WidePass p = ranges.get(ri).pass;
+            int[] frameMap = maps.get(ri);
+            for (int i : p.preorder()) {
+                frame[k] = frameMap == null ? p.frame[i] : frameMap[p.frame[i]];
+                depth[k] = p.depth[i];
+                start[k] = offset + p.start[i];
+                total[k] = p.total[i];
+                if (differential) {
+                    before[k] = p.before[i];
+                    delta[k] = p.delta[i];
+                }
+                k++;
+            }
+            offset = Math.addExact(offset, p.drawnSum());
+            samples[0] = Math.addExact(samples[0], p.cum0);
+            if (differential) {
+                samples[1] = Math.addExact(samples[1], p.cum1);
+            }
+            maxDelta = Math.max(maxDelta, p.maxDelta);
+        }
+        return new WideNodes(first, count, frame, depth, start, total, before, delta, samples, maxDelta);
+    }
+
+    /**
+     * True where each range's first stack comes after the last stack of the range before in byte
+     * order, and does not go on from that stack's last frame with a byte below ';' (a deferred node,
+     * see {@link WidePass}, cannot cross ranges).
+     */
+    private static boolean inOrderAcross(List<WideRange> ranges) {
+        byte[] a = null;
+        for (WideRange r : ranges) {
+            if (r.firstStack == null) {
+                continue; // no record in this range
+            }
+            if (a != null) {
+                byte[] b = r.firstStack;
+                int m = Arrays.mismatch(a, b);
+                if (m < 0 || m == b.length || m < a.length && (b[m] & 0xff) < (a[m] & 0xff)
+                        || m == a.length && (b[m] & 0xff) < ';') {
+                    return false;
+                }
+            }
+            a = r.lastStack;
+        }
+        return true;
     }
 
     private static int[] identity(int n) {
@@ -227,8 +384,11 @@ public final class FoldedReader {
     private record Parsed(List<Worker> workers, Mode mode) {
     }
 
-    /** {@code countOnly}: no trees, see {@link #countWithoutTrees}. */
-    private Parsed parse(Input in, boolean countOnly) throws IOException {
+    /**
+     * {@code countOnly}: no trees, see {@link #countWithoutTrees}; {@code wideMinWidth} (or null): no
+     * trees either, the wide nodes instead, see {@link #readWide}.
+     */
+    private Parsed parse(Input in, boolean countOnly, LongToDoubleFunction wideMinWidth) throws IOException {
         MemorySegment data = in.bytes();
         long size = data.byteSize();
         int parts = size >= minParallelBytes ? threads : 1;
@@ -241,7 +401,7 @@ public final class FoldedReader {
             long[] done = new long[cuts.length - 1];
             for (int i = 0; i + 1 < cuts.length; i++) {
                 final int part = i;
-                workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient, countOnly,
+                workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient, countOnly, wideMinWidth,
                         pos -> {
                             synchronized (done) {
                                 done[part] = pos - cuts[part];
@@ -251,7 +411,7 @@ public final class FoldedReader {
             }
             Parallel.runAll(workers);
         }
-        if (countOnly && workers.stream().anyMatch(w -> w.notInOrder || w.samplesOverflow)) {
+        if ((countOnly || wideMinWidth != null) && workers.stream().anyMatch(w -> w.notInOrder || w.samplesOverflow)) {
             // Given up (a range stopped early): the reading with trees says which error comes first.
             return new Parsed(workers, decided);
         }
@@ -443,10 +603,14 @@ public final class FoldedReader {
 
     /** b's frame ids in a's table, b's names interned there (idempotent: a second call finds them). */
     private static int[] frameMap(Worker a, Worker b) {
-        int[] frameMap = new int[b.frames.size()];
+        return frameMap(a.frames, b.frames);
+    }
+
+    private static int[] frameMap(FrameTable a, FrameTable b) {
+        int[] frameMap = new int[b.size()];
         for (int f = 0; f < frameMap.length; f++) {
-            byte[] name = b.frames.nameBytes(f);
-            frameMap[f] = a.frames.plain(name, 0, name.length);
+            byte[] name = b.nameBytes(f);
+            frameMap[f] = a.plain(name, 0, name.length);
         }
         return frameMap;
     }
@@ -506,16 +670,21 @@ public final class FoldedReader {
         private int[] pendingDepths = new int[4];
         private int pendingCount;
 
+        // The pass for wide nodes (readWide), and the range's first stack (checked against the range before).
+        final WidePass wide;
+        byte[] firstStack;
+
         Worker(Input in, long from, long to, Mode mode, boolean lenient, boolean countOnly,
-               java.util.function.LongConsumer progress) {
+               LongToDoubleFunction wideMinWidth, java.util.function.LongConsumer progress) {
             this.in = in;
             this.from = from;
             this.to = to;
             this.mode = mode;
             this.lenient = lenient;
-            this.countOnly = countOnly;
+            this.countOnly = countOnly || wideMinWidth != null;
             this.progress = progress;
             this.tree = new CallTree(mode == Mode.DIFFERENTIAL ? 2 : 1);
+            this.wide = wideMinWidth == null ? null : new WidePass(mode == Mode.DIFFERENTIAL, wideMinWidth, frames);
         }
 
         boolean hasRecord(int node) {
@@ -567,6 +736,10 @@ public final class FoldedReader {
             }
             if (stop != null && error == null && !notInOrder) {
                 fail(lines + 1, stop.reason());
+            }
+            if (wide != null && error == null && !notInOrder) {
+                wide.placeAllDeferred();
+                closeFrom(0);
             }
         }
 
@@ -660,6 +833,15 @@ public final class FoldedReader {
             if (stackEnd == s) {
                 return bad("empty stack");
             }
+            if (wide != null) {
+                wideStack(b, s, stackEnd);
+                if (!notInOrder) {
+                    wide.add(count, count2, prevDepth - 1);
+                }
+                records++;
+                samplesOverflow |= (samples[0] += count) < 0 | (samples[1] += count2) < 0;
+                return !notInOrder;
+            }
             int node = stackNode(b, s, stackEnd);
             if (countOnly) {
                 records++;
@@ -728,6 +910,90 @@ public final class FoldedReader {
                 }
             }
             return false;
+        }
+
+        /**
+         * For {@link FoldedReader#readWide}: the stack b[s, e) against the previous one. The previous
+         * stack's frames after the shared ones close (its last one is deferred where this stack goes
+         * on with its name and a byte below ';', see {@link WidePass}), this stack's new frames open.
+         * Out of byte order: the pass gives up ({@code notInOrder}).
+         */
+        private void wideStack(byte[] b, int s, int e) {
+            int len = e - s;
+            int m = Arrays.mismatch(b, s, e, prev, 0, prevLen);
+            if (m < 0) {
+                return; // the same stack again: the same leaf
+            }
+            boolean defer = false;
+            if (prevLen == 0) {
+                firstStack = Arrays.copyOfRange(b, s, e);
+            } else if (m == len || m < prevLen && (b[s + m] & 0xff) < (prev[m] & 0xff)) {
+                notInOrder = true;
+                return;
+            } else {
+                defer = m == prevLen && (b[s + m] & 0xff) < ';';
+            }
+            int k = 0;
+            while (k < prevDepth && prevEnds[k] < m) {
+                k++;
+            }
+            if (k < prevDepth && prevEnds[k] == m && b[s + m] == ';') {
+                k++;
+            }
+            boolean comesBack = wide.hasDeferred() && wide.placeDeferred(k, MemorySegment.ofArray(b), s, e);
+            if (defer) {
+                wide.defer(--prevDepth, Arrays.copyOf(prev, prevLen));
+            }
+            closeFrom(k);
+            int depth = k;
+            int j = depth == 0 ? s : s + prevEnds[depth - 1] + 1;
+            while (true) {
+                int name = j;
+                while (true) {
+                    int left = e - j;
+                    long w = ByteWords.partialWord(b, j, Math.min(left, 8));
+                    int at = Math.min(ByteWords.firstIndex(ByteWords.matches(w, SEMICOLONS)), left);
+                    j += at;
+                    if (at < 8) {
+                        break;
+                    }
+                }
+                wide.reach(depth);
+                if (comesBack && depth == k) {
+                    wide.reopen(depth);
+                } else {
+                    wide.open(depth);
+                    if (depth == 0) {
+                        addRoot(frames.plain(b, name, j - name));
+                    }
+                }
+                if (depth == prevEnds.length) {
+                    prevEnds = Arrays.copyOf(prevEnds, depth * 2);
+                    prevNodes = Arrays.copyOf(prevNodes, depth * 2 + 1);
+                }
+                prevEnds[depth] = j - s;
+                depth++;
+                if (j >= e) {
+                    break;
+                }
+                j++;
+            }
+            prevDepth = depth;
+            if (len > prev.length) {
+                prev = new byte[Math.max(len, prev.length * 2)];
+            }
+            System.arraycopy(b, s, prev, 0, len);
+            prevLen = len;
+        }
+
+        /** Closes the previous stack's frames from depth index {@code k} on, deepest first. */
+        private void closeFrom(int k) {
+            for (int i = prevDepth - 1; i >= k; i--) {
+                if (wide.close(i)) {
+                    int from = i == 0 ? 0 : prevEnds[i - 1] + 1;
+                    wide.keepClosed(i, frames.plain(prev, from, prevEnds[i] - from));
+                }
+            }
         }
 
         /** The root frames of this range (its own frame ids): the tree's, or those counted without one. */

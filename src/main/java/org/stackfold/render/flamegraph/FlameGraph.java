@@ -5,10 +5,12 @@ import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.LongToDoubleFunction;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
 import org.stackfold.model.Timeline;
+import org.stackfold.model.WideNodes;
 
 /**
  * Renders flame graphs (merged, sorted stacks) and flame charts (input order) as interactive SVG.
@@ -79,6 +81,37 @@ public final class FlameGraph {
         }
         FrameLayout layout = FrameLayout.of(visible.tree, frames, o, warn, visible.maxDelta);
         write(layout, frames, o, out, warn);
+    }
+
+    /**
+     * The least total a node needs to be drawn on a flame graph of {@code samples} samples (or more):
+     * what a reader of sorted stacks keeps ({@code FoldedReader.readWide}). Null where nodes of any width are drawn
+     * (a minimum width of 0), which no reading without a tree can serve.
+     */
+    public static LongToDoubleFunction minWidth(FlameGraphOptions o) {
+        o.validate();
+        if (o.sortByWeight || StackTransforms.needed(o) || !(FrameLayout.threshold(o, 1) > 0)) {
+            return null;
+        }
+        return samples -> FrameLayout.threshold(o, Math.max(1, samples));
+    }
+
+    /**
+     * Renders wide nodes read without a tree (see {@link #minWidth}): the same SVG as {@link #render}
+     * of the profile they were read from.
+     */
+    public static void renderWide(WideNodes nodes, FlameGraphOptions o, OutputStream out, Consumer<String> warn)
+            throws IOException {
+        o.validate();
+        long samples = nodes.samples[nodes.samples.length - 1];
+        if (samples == 0) {
+            new SvgWriter(o, out).writeEmpty();
+            throw new EmptyProfileException();
+        }
+        if (o.countName.equals("samples") && samples < 100 && !o.inferno()) {
+            warn.accept("stack count is low (" + samples + "); did something go wrong?");
+        }
+        write(FrameLayout.of(nodes, o, warn), nodes.frames, o, out, warn);
     }
 
     /**

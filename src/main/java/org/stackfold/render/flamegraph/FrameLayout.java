@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.function.IntUnaryOperator;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.FrameTable;
+import org.stackfold.model.WideNodes;
 
 /**
  * The frames a flame graph draws: for each visible frame its frame id, depth, start and width in
@@ -244,6 +245,58 @@ final class FrameLayout {
                 dfsDepth[j] = d + 1;
             }
             top = base;
+        }
+        l.count = at;
+        return l;
+    }
+
+    /**
+     * Lays out the wide nodes of a merged profile, already placed and in preorder: the ones that
+     * reach the minimum width are drawn as they come.
+     */
+    static FrameLayout of(WideNodes w, FlameGraphOptions o, java.util.function.Consumer<String> warn) {
+        boolean diff = w.isDifferential();
+        long samples = w.samples[w.samples.length - 1];
+        long timeMax = timeMax(o, samples, warn);
+        double threshold = threshold(o, Math.max(1, timeMax));
+        int visible = 1;
+        int deepest = 0;
+        for (int i = 0; i < w.count; i++) {
+            if (w.total[i] >= threshold) {
+                visible++;
+                deepest = Math.max(deepest, w.depth[i]);
+            }
+        }
+        FrameLayout l = new FrameLayout(visible, diff);
+        l.samples = samples;
+        l.timeMax = timeMax;
+        l.maxDelta = diff ? w.maxDelta : 1;
+        l.frame[0] = -1;
+        l.width[0] = timeMax;
+        if (diff) {
+            l.before[0] = w.samples[0];
+        }
+        int sep = o.palette == Palette.CHAIN ? separatorFrame(w.frames) : -2;
+        int[] lastAt = new int[deepest + 1]; // the last drawn frame at each depth: the parent of the next one deeper
+        int at = 1;
+        for (int i = 0; i < w.count; i++) {
+            if (w.total[i] < threshold) {
+                continue;
+            }
+            int d = w.depth[i];
+            l.frame[at] = w.frame[i];
+            l.depth[at] = d;
+            l.start[at] = w.start[i];
+            l.width[at] = w.total[i];
+            if (diff) {
+                l.delta[at] = w.delta[i];
+                l.before[at] = w.before[i];
+            }
+            int parent = lastAt[d - 1];
+            l.waker[at] = parent != 0 && (l.waker[parent] || l.frame[parent] == sep);
+            lastAt[d] = at;
+            l.maxDepth = Math.max(l.maxDepth, d);
+            at++;
         }
         l.count = at;
         return l;

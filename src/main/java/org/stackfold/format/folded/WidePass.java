@@ -1,0 +1,301 @@
+package org.stackfold.format.folded;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.function.LongToDoubleFunction;
+import org.stackfold.model.FrameTable;
+
+/**
+ * One reader range's pass for {@link FoldedReader#readWide}: the nodes of the range's stacks, taken
+ * in byte order, opened and closed as the lines go by, without a tree. A node's total is the sum of
+ * the counts read while it is open; its x position is the running sum when it opens, since in byte
+ * order everything left of a node came before it. A closed node is kept when its total reaches the
+ * minimum width for the running sum so far (a lower bound of the final one, so nothing drawn is
+ * missed); only kept nodes have their names interned.
+ *
+ * <p>One case puts a node's lines out of flame graph order: a stack ending with frame F followed by
+ * stacks going on with F's name and a byte below ';' ({@code a;F 5}, {@code a;F-b;x 1},
+ * {@code a;F;y 2}). flamegraph.pl orders siblings by their name followed by ';', so {@code F-b}
+ * comes before F, and F's own samples come right before F's children, after {@code F-b}. Such an F
+ * is deferred: until it is placed, its own samples are taken off the x of everything opened, and it
+ * is placed either when its children begin (it reopens) or when its siblings go past its name.
+ *
+ * <p>Column 0 is counted always, column 1 for differential input; the drawn column is the last.
+ */
+final class WidePass {
+    private final boolean differential;
+    private final LongToDoubleFunction minWidth;
+    private final FrameTable frames;
+
+    long cum0;
+    long cum1;
+    long maxDelta = 1;
+    private long shift; // the own samples of the deferred nodes, in the drawn column
+    private long seq;
+    private double keepMin;
+    private int sinceRefresh;
+    // What close() found, for keepClosed().
+    private long closedDrawn;
+    private long closedTotal0;
+    private long closedDelta;
+
+    // The open path, by depth index (0 = a root frame): the running sums when each node opened (less
+    // the own samples of a reopened node, so that cum - openCum is always its total), its x, its
+    // number in preorder; where differential, its own counts.
+    private long[] openCum0 = new long[256];
+    private long[] openCum1 = new long[256];
+    private long[] openX = new long[256];
+    private int[] openSeq = new int[256];
+    private long[] self0;
+    private long[] self1;
+
+    // Deferred nodes, innermost on top: the stack's bytes up to the node's end, depth index, own samples.
+    private byte[][] deferredPath = new byte[4][];
+    private int[] deferredDepth = new int[4];
+    private long[] deferred0 = new long[4];
+    private long[] deferred1 = new long[4];
+    private int deferredCount;
+
+    // Kept nodes, in the order they closed.
+    int count;
+    int[] frame = new int[1024];
+    int[] depth = new int[1024];
+    int[] order = new int[1024];
+    long[] start = new long[1024];
+    long[] total = new long[1024];
+    long[] before;
+    long[] delta;
+
+    WidePass(boolean differential, LongToDoubleFunction minWidth, FrameTable frames) {
+        this.differential = differential;
+        this.minWidth = minWidth;
+        this.frames = frames;
+        if (differential) {
+            before = new long[1024];
+            delta = new long[1024];
+            self0 = new long[256];
+            self1 = new long[256];
+        }
+        keepMin = minWidth.applyAsDouble(0);
+    }
+
+    long drawnSum() {
+        return differential ? cum1 : cum0;
+    }
+
+    /** Makes room for the open path to reach depth index {@code i}. */
+    void reach(int i) {
+        if (i >= openCum0.length) {
+            int n = Math.max(i + 1, openCum0.length * 2);
+            openCum0 = Arrays.copyOf(openCum0, n);
+            openCum1 = Arrays.copyOf(openCum1, n);
+            openX = Arrays.copyOf(openX, n);
+            openSeq = Arrays.copyOf(openSeq, n);
+            if (differential) {
+                self0 = Arrays.copyOf(self0, n);
+                self1 = Arrays.copyOf(self1, n);
+            }
+        }
+    }
+
+    /** Opens the node at depth index {@code i} (within {@link #reach}). */
+    void open(int i) {
+        long c0 = cum0;
+        openCum0[i] = c0;
+        openX[i] = (differential ? cum1 : c0) - shift;
+        openSeq[i] = (int) seq++;
+        if (differential) {
+            openDifferential(i);
+        }
+    }
+
+    private void openDifferential(int i) {
+        openCum1[i] = cum1;
+        self0[i] = 0;
+        self1[i] = 0;
+    }
+
+    /** Reopens the deferred node on top at depth index {@code i} (within {@link #reach}): its children begin. */
+    void reopen(int i) {
+        int top = --deferredCount;
+        long own = differential ? deferred1[top] : deferred0[top];
+        shift -= own;
+        openCum0[i] = cum0 - deferred0[top];
+        openCum1[i] = cum1 - deferred1[top];
+        if (differential) {
+            self0[i] = deferred0[top];
+            self1[i] = deferred1[top];
+        }
+        openX[i] = drawnSum() - shift - own;
+        openSeq[i] = (int) seq++;
+        deferredPath[top] = null;
+    }
+
+    /** Adds a line's counts to the running sums and to the node at depth index {@code leaf}. */
+    void add(long count0, long count1, int leaf) {
+        cum0 += count0;
+        if (differential) {
+            cum1 += count1;
+            self0[leaf] += count0;
+            self1[leaf] += count1;
+        }
+        if (++sinceRefresh == 1024) {
+            sinceRefresh = 0;
+            keepMin = minWidth.applyAsDouble(drawnSum());
+        }
+    }
+
+    /**
+     * Closes the node at depth index {@code i}. True where it is kept: the caller then names it with
+     * {@link #keepClosed} (only kept nodes have their names interned).
+     */
+    boolean close(int i) {
+        long total0 = cum0 - openCum0[i];
+        closedTotal0 = total0;
+        if (differential) {
+            closedDrawn = cum1 - openCum1[i];
+            closedDelta = self1[i] - self0[i];
+            maxDelta = Math.max(maxDelta, Math.abs(closedDelta));
+        } else {
+            closedDrawn = total0;
+        }
+        return closedDrawn >= keepMin;
+    }
+
+    /** Keeps the node at depth index {@code i} that {@link #close} has just closed, as frame {@code f}. */
+    void keepClosed(int i, int f) {
+        keep(f, i + 1, openX[i], closedDrawn, closedTotal0, closedDelta, openSeq[i]);
+    }
+
+    /**
+     * Defers the node at depth index {@code i}, the last frame of the stack {@code path} (a copy):
+     * the next stack goes on with its name and a byte below ';'. It has no children yet, so its
+     * total is its own count.
+     */
+    void defer(int i, byte[] path) {
+        if (deferredCount == deferredPath.length) {
+            int n = deferredCount * 2;
+            deferredPath = Arrays.copyOf(deferredPath, n);
+            deferredDepth = Arrays.copyOf(deferredDepth, n);
+            deferred0 = Arrays.copyOf(deferred0, n);
+            deferred1 = Arrays.copyOf(deferred1, n);
+        }
+        deferredPath[deferredCount] = path;
+        deferredDepth[deferredCount] = i;
+        deferred0[deferredCount] = cum0 - openCum0[i];
+        deferred1[deferredCount] = differential ? cum1 - openCum1[i] : 0;
+        shift += differential ? deferred1[deferredCount] : deferred0[deferredCount];
+        deferredCount++;
+    }
+
+    boolean hasDeferred() {
+        return deferredCount > 0;
+    }
+
+    /**
+     * Before the stack {@code b[s, e)} whose first new frame is at depth index {@code k}: places the
+     * deferred nodes it goes past. True where that first new frame is the deferred node on top
+     * coming back with children (the caller then {@link #reopen}s it).
+     */
+    boolean placeDeferred(int k, MemorySegment b, long s, long e) {
+        while (deferredCount > 0) {
+            int top = deferredCount - 1;
+            int d = deferredDepth[top];
+            if (d < k) {
+                return false;
+            }
+            if (d == k) {
+                byte[] path = deferredPath[top];
+                int len = path.length;
+                if (e - s > len && MemorySegment.mismatch(b, s, s + len, MemorySegment.ofArray(path), 0, len) < 0) {
+                    int next = b.get(ValueLayout.JAVA_BYTE, s + len) & 0xff;
+                    if (next == ';') {
+                        return true;
+                    }
+                    if (next < ';') {
+                        return false; // still among the names that go on from its name
+                    }
+                }
+            }
+            place();
+        }
+        return false;
+    }
+
+    /** At the range's end: places what is deferred (the caller then closes the open path). */
+    void placeAllDeferred() {
+        while (deferredCount > 0) {
+            place();
+        }
+    }
+
+    /** Places the deferred node on top where the drawing has got to: after the names that went on from it. */
+    private void place() {
+        int top = --deferredCount;
+        long own0 = deferred0[top];
+        long own1 = deferred1[top];
+        long drawn = differential ? own1 : own0;
+        long x = drawnSum() - shift;
+        shift -= drawn;
+        long d = 0;
+        if (differential) {
+            d = own1 - own0;
+            maxDelta = Math.max(maxDelta, Math.abs(d));
+        }
+        int s = (int) seq++;
+        if (drawn >= keepMin) {
+            byte[] path = deferredPath[top];
+            int from = path.length;
+            while (from > 0 && path[from - 1] != ';') {
+                from--;
+            }
+            keep(frames.plain(path, from, path.length - from), deferredDepth[top] + 1, x, drawn, own0, d, s);
+        }
+        deferredPath[top] = null;
+    }
+
+    /** Set where the range has more nodes than an int numbers: the caller reads with trees. */
+    boolean tooManyNodes() {
+        return seq > Integer.MAX_VALUE;
+    }
+
+    private void keep(int f, int dep, long x, long drawn, long total0, long d, int s) {
+        if (count == frame.length) {
+            int n = count * 2;
+            frame = Arrays.copyOf(frame, n);
+            depth = Arrays.copyOf(depth, n);
+            order = Arrays.copyOf(order, n);
+            start = Arrays.copyOf(start, n);
+            total = Arrays.copyOf(total, n);
+            if (differential) {
+                before = Arrays.copyOf(before, n);
+                delta = Arrays.copyOf(delta, n);
+            }
+        }
+        frame[count] = f;
+        depth[count] = dep;
+        order[count] = s;
+        start[count] = x;
+        total[count] = drawn;
+        if (differential) {
+            before[count] = total0;
+            delta[count] = d;
+        }
+        count++;
+    }
+
+    /** The kept nodes' indices in preorder (the order they opened in flame graph order). */
+    int[] preorder() {
+        long[] keys = new long[count];
+        for (int i = 0; i < count; i++) {
+            keys[i] = ((long) order[i] << 32) | i;
+        }
+        Arrays.sort(keys);
+        int[] out = new int[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = (int) keys[i];
+        }
+        return out;
+    }
+}
