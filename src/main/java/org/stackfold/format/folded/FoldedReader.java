@@ -221,11 +221,12 @@ public final class FoldedReader {
             ranges.add(new WideRange(w.frames, w.rootFrames(), w.firstStack,
                     w.firstStack == null ? null : Arrays.copyOf(w.prev, w.prevLen), w.wide));
         }
-        WideNodes nodes = wideNodes(ranges, parsed.mode == Mode.DIFFERENTIAL);
-        if (nodes != null) {
-            warn(in, workers);
+        List<int[]> maps = joined(ranges);
+        if (maps == null) {
+            return null;
         }
-        return nodes;
+        warn(in, workers);
+        return wideNodes(ranges, maps, parsed.mode == Mode.DIFFERENTIAL);
     }
 
     /**
@@ -233,6 +234,17 @@ public final class FoldedReader {
      * where any range gives up, and the general line loop reads it.
      */
     WideNodes scanWide(Input in, LongToDoubleFunction minWidth) throws IOException {
+        List<WideScan> scans = scan(in, minWidth);
+        if (scans == null) {
+            return null;
+        }
+        List<WideRange> ranges = scans.stream().map(WideScan::range).toList();
+        List<int[]> maps = joined(ranges);
+        return maps == null ? null : wideNodes(ranges, maps, false);
+    }
+
+    /** The ranges' scans, or null where the input is differential or a range gave up. */
+    private List<WideScan> scan(Input in, LongToDoubleFunction minWidth) throws IOException {
         MemorySegment data = in.bytes();
         long size = data.byteSize();
         long[] cuts = cutAtLines(data, size >= minParallelBytes ? threads : 1);
@@ -254,25 +266,19 @@ public final class FoldedReader {
             }
             Parallel.runAll(scans);
         }
-        if (scans.stream().anyMatch(s -> s.gaveUp || s.wide.tooManyNodes())) {
-            return null;
-        }
-        List<WideRange> ranges = new ArrayList<>();
-        for (WideScan s : scans) {
-            ranges.add(new WideRange(s.frames, Arrays.copyOf(s.roots, s.rootCount), s.firstStack, s.lastStack, s.wide));
-        }
-        return wideNodes(ranges, false);
+        return scans.stream().anyMatch(s -> s.gaveUp || s.wide.tooManyNodes()) ? null : scans;
     }
 
     /** One range read for {@link #readWide}: its names, root frames, first and last stacks, and pass. */
-    private record WideRange(FrameTable frames, int[] roots, byte[] firstStack, byte[] lastStack, WidePass pass) {
+    record WideRange(FrameTable frames, int[] roots, byte[] firstStack, byte[] lastStack, WidePass pass) {
     }
 
     /**
-     * The ranges' kept nodes as one list, in preorder, each range's placed after the ones before it;
-     * null where they share a root frame or are out of order across ranges.
+     * Each range's frame map into the first range's frame table (null for the first), or null where
+     * the ranges cannot be joined without a tree: they share a root frame, or are out of order from
+     * one to the next.
      */
-    private static WideNodes wideNodes(List<WideRange> ranges, boolean differential) {
+    private static List<int[]> joined(List<WideRange> ranges) {
         FrameTable first = ranges.getFirst().frames;
         List<int[]> maps = new ArrayList<>();
         java.util.BitSet roots = new java.util.BitSet();
@@ -287,9 +293,12 @@ public final class FoldedReader {
                 roots.set(g);
             }
         }
-        if (!inOrderAcross(ranges)) {
-            return null;
-        }
+        return inOrderAcross(ranges) ? maps : null;
+    }
+
+    /** The ranges' kept nodes as one list, in preorder, each range's placed after the ones before it. */
+    private static WideNodes wideNodes(List<WideRange> ranges, List<int[]> maps, boolean differential) {
+        FrameTable first = ranges.getFirst().frames;
         int count = 0;
         for (WideRange r : ranges) {
             count = Math.addExact(count, r.pass.count);

@@ -248,6 +248,11 @@ final class WideScan implements Runnable {
         }
     }
 
+    /** This range as {@link FoldedReader#readWide} joins it with the others. */
+    FoldedReader.WideRange range() {
+        return new FoldedReader.WideRange(frames, Arrays.copyOf(roots, rootCount), firstStack, lastStack, wide);
+    }
+
     private void addRoot(int frame) {
         if (rootCount == roots.length) {
             roots = Arrays.copyOf(roots, rootCount * 2);
