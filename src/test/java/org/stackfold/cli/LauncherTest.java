@@ -183,7 +183,8 @@ class LauncherTest {
         }
         // A stand-in Maven that records its arguments and "builds" the jar and its cache.
         Path bin = Files.createDirectories(dir.resolve("bin"));
-        executable(bin.resolve("mvn"), "#!/bin/sh\necho \"$@\" >> mvn.args\ntouch target/stackfold.jar\ntouch -d @$(($(date +%s) + 1)) target/stackfold.aot\n");
+        executable(bin.resolve("mvn"), "#!/bin/sh\necho \"$@\" >> mvn.args\ncat >> mvn.stdin\ntouch target/stackfold.jar\n"
+                + "touch -d @$(($(date +%s) + 1)) target/stackfold.aot\n");
         Map<String, String> env = Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "PATH", bin + ":" + System.getenv("PATH"));
 
         assertThat(jvmArguments("info small.folded", env)).contains("-XX:AOTCache=" + dir.resolve("target/stackfold.aot"));
@@ -199,5 +200,13 @@ class LauncherTest {
         Files.delete(sources.resolve("Old.java"));
         jvmArguments("info small.folded", env);
         assertThat(dir.resolve("mvn.args")).content().contains("clean package");
+
+        // A profile piped to a command that rebuilds first goes to the command, not to the build.
+        Files.writeString(sources.resolve("Newer.java"), "class Newer {}");
+        Files.delete(dir.resolve("mvn.args"));
+        Result piped = CliProcess.bash(dir, "printf 'piped;stack 1\\n' | ./stackfold info -", env);
+        assertThat(piped.code()).as(piped.err()).isZero();
+        assertThat(dir.resolve("mvn.args")).content().contains("clean package");
+        assertThat(dir.resolve("mvn.stdin")).isEmptyFile();
     }
 }
