@@ -3,7 +3,6 @@ package org.stackfold.collapse.perf;
 import org.stackfold.io.ByteBlocks;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.stackfold.model.ByteStringPool;
@@ -100,10 +99,10 @@ final class PerfChunkParser implements Runnable {
     /** Told the bytes of the range done so far, once per block. */
     java.util.function.LongConsumer progress = done -> { };
 
-    /** Parses data[from, to) with the given event filter (null: no filtering). */
-    PerfChunkParser(MemorySegment data, long from, long to, PerfOptions opt, String filter) {
-        this.source = ByteBlocks.Source.of(data, from, to);
-        this.size = to - from;
+    /** Parses the {@code size} bytes of a range of the input with the given event filter (null: no filtering). */
+    PerfChunkParser(ByteBlocks.Source range, long size, PerfOptions opt, String filter) {
+        this.source = range;
+        this.size = size;
         this.opt = opt;
         this.namer = new FrameNamer(opt);
         this.adoptFirstEvent = false;
@@ -147,7 +146,10 @@ final class PerfChunkParser implements Runnable {
     }
 
     private void parse() throws IOException {
-        ByteBlocks.Stop stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
+        ByteBlocks.Stop stop;
+        try (source) { // a mapped window is unmapped by the thread that mapped it
+            stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
+        }
         if (stop != null && error == null) {
             fail(lines + 1, stop.reason());
         }
