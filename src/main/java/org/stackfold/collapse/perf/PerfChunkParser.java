@@ -166,7 +166,13 @@ final class PerfChunkParser implements Runnable {
                 if (id >= 0) {
                     lines++;
                     if (!skipping && !skipRemaining) {
-                        push(cache.value(id));
+                        int v = cache.value(id);
+                        if (v < 0 && depth < stack.length) {
+                            lastLinePos = depth; // push(v), inlined for C1: a line of one frame
+                            stack[depth++] = ~v;
+                        } else {
+                            push(v);
+                        }
                     }
                     prev = id;
                     start += cache.length(id) + 1;
@@ -479,8 +485,13 @@ final class PerfChunkParser implements Runnable {
                     ByteStringPool.hash(namer.out, pieceStart, len));
         }
         poolUsed += count + 1;
-        int id = cache.put(hash, java, b, s, e, at);
-        push(at);
+        int value = at;
+        if (count == 1 && flags == 0) {
+            value = ~pool[at + 1]; // the usual line, one frame: kept in the cache itself
+            poolUsed = at;
+        }
+        int id = cache.put(hash, java, b, s, e, value);
+        push(value);
         if (id < 0) {
             poolUsed = at; // the cache is full: the entry was only needed for this line
         } else if (inSample) {
@@ -489,7 +500,19 @@ final class PerfChunkParser implements Runnable {
         return true;
     }
 
+    /**
+     * Pushes a line's frames: {@code ~frame} for a line of one frame (most lines: no call nor read of
+     * the pool for them on the hot path, {@link #lines}), else the line's pool entry.
+     */
     private void push(int at) {
+        if (at < 0) {
+            if (depth == stack.length) {
+                stack = Arrays.copyOf(stack, stack.length * 2);
+            }
+            lastLinePos = depth;
+            stack[depth++] = ~at;
+            return;
+        }
         int head = pool[at];
         if ((head & F_SKIP) != 0) {
             lastLinePos = -1;
