@@ -93,20 +93,6 @@ class LauncherTest {
     }
 
     @Test
-    void collapsePerfAsksForHugePagesWhereTheKernelOffersThem() throws Exception {
-        Path thp = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
-        String mode = Files.isReadable(thp) ? Files.readString(thp) : "";
-        boolean offered = mode.contains("[always]") || mode.contains("[madvise]");
-        if (offered) {
-            assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:+UseTransparentHugePages");
-        } else {
-            assertThat(jvmArguments("collapse perf big.folded")).doesNotContain("-XX:+UseTransparentHugePages");
-        }
-        assertThat(jvmArguments("info big.folded")).doesNotContain("-XX:+UseTransparentHugePages");
-        assertThat(jvmArguments("collapse dtrace big.folded")).doesNotContain("-XX:+UseTransparentHugePages");
-    }
-
-    @Test
     void helpAndTheVersionRunWithC1Alone() throws Exception {
         for (String args : List.of("", "--version", "-V", "--help", "help info", "info --help", "flamegraph -h")) {
             assertThat(jvmArguments(args)).as(args).contains("-XX:TieredStopAtLevel=1");
