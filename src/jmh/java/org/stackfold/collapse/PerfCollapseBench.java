@@ -75,9 +75,10 @@ public class PerfCollapseBench {
     @Benchmark
     public long collapse() throws IOException {
         int t = threads == 0 ? Runtime.getRuntime().availableProcessors() : threads;
-        PerfOptions d = PerfOptions.defaults();
+        // Ranges of 8 MiB at least, so that threads=0 splits the file (the default gives a file
+        // under 1 GiB one range: PerfOptions.DEFAULT_CHUNK_BYTES).
         PerfOptions opt = new PerfOptions(false, false, false, false, false, null, java.util.List.of(), false,
-                false, false, false, false, t, d.chunkBytes(), false);
+                false, false, false, false, t, 8L << 20, false);
         try (Input in = Input.open(file.toString())) {
             Profile p = new PerfCollapser().collapse(in, opt, w -> { });
             return p.tree().size();

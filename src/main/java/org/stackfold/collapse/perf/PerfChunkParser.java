@@ -3,7 +3,6 @@ package org.stackfold.collapse.perf;
 import org.stackfold.io.ByteBlocks;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.stackfold.model.ByteStringPool;
@@ -29,6 +28,12 @@ import org.stackfold.model.FrameTable;
  */
 final class PerfChunkParser implements Runnable {
     static final int MAX_LINE = 64 << 20;
+    /**
+     * Bytes read at a time (the block grows for a longer line): a block parsed right after it was
+     * copied in is still in the core's own cache at 256 KiB, not at {@link ByteBlocks#BLOCK}'s
+     * 4 MiB (2 MiB of L2 here): 600 -> 546 ms a pass over perf-400mb under C1 (docs/performance.md).
+     */
+    private static final int BLOCK = 256 << 10;
     private static final int F_SKIP = 1 << 29;
     private static final int F_SKIP_AFTER = 1 << 30;
     private static final int COUNT_MASK = (1 << 29) - 1;
@@ -100,10 +105,10 @@ final class PerfChunkParser implements Runnable {
     /** Told the bytes of the range done so far, once per block. */
     java.util.function.LongConsumer progress = done -> { };
 
-    /** Parses data[from, to) with the given event filter (null: no filtering). */
-    PerfChunkParser(MemorySegment data, long from, long to, PerfOptions opt, String filter) {
-        this.source = ByteBlocks.Source.of(data, from, to);
-        this.size = to - from;
+    /** Parses the {@code size} bytes of a range of the input with the given event filter (null: no filtering). */
+    PerfChunkParser(ByteBlocks.Source range, long size, PerfOptions opt, String filter) {
+        this.source = range;
+        this.size = size;
         this.opt = opt;
         this.namer = new FrameNamer(opt);
         this.adoptFirstEvent = false;
@@ -147,7 +152,10 @@ final class PerfChunkParser implements Runnable {
     }
 
     private void parse() throws IOException {
-        ByteBlocks.Stop stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
+        ByteBlocks.Stop stop;
+        try (source) { // a mapped window is unmapped by the thread that mapped it
+            stop = ByteBlocks.read(source, Math.min(size, BLOCK), MAX_LINE, this::lines, progress);
+        }
         if (stop != null && error == null) {
             fail(lines + 1, stop.reason());
         }
@@ -164,7 +172,13 @@ final class PerfChunkParser implements Runnable {
                 if (id >= 0) {
                     lines++;
                     if (!skipping && !skipRemaining) {
-                        push(cache.value(id));
+                        int v = cache.value(id);
+                        if (v < 0 && depth < stack.length) {
+                            lastLinePos = depth; // push(v), inlined for C1: a line of one frame
+                            stack[depth++] = ~v;
+                        } else {
+                            push(v);
+                        }
                     }
                     prev = id;
                     start += cache.length(id) + 1;
@@ -477,8 +491,13 @@ final class PerfChunkParser implements Runnable {
                     ByteStringPool.hash(namer.out, pieceStart, len));
         }
         poolUsed += count + 1;
-        int id = cache.put(hash, java, b, s, e, at);
-        push(at);
+        int value = at;
+        if (count == 1 && flags == 0) {
+            value = ~pool[at + 1]; // the usual line, one frame: kept in the cache itself
+            poolUsed = at;
+        }
+        int id = cache.put(hash, java, b, s, e, value);
+        push(value);
         if (id < 0) {
             poolUsed = at; // the cache is full: the entry was only needed for this line
         } else if (inSample) {
@@ -487,7 +506,19 @@ final class PerfChunkParser implements Runnable {
         return true;
     }
 
+    /**
+     * Pushes a line's frames: {@code ~frame} for a line of one frame (most lines: no call nor read of
+     * the pool for them on the hot path, {@link #lines}), else the line's pool entry.
+     */
     private void push(int at) {
+        if (at < 0) {
+            if (depth == stack.length) {
+                stack = Arrays.copyOf(stack, stack.length * 2);
+            }
+            lastLinePos = depth;
+            stack[depth++] = ~at;
+            return;
+        }
         int head = pool[at];
         if ((head & F_SKIP) != 0) {
             lastLinePos = -1;

@@ -28,10 +28,11 @@ import org.stackfold.model.Profile;
  * {@code stackfold collapse perf}: {@code perf script} output to folded stacks, as
  * stackcollapse-perf.pl and inferno-collapse-perf do. Rules and differences: docs/collapse-perf.md.
  *
- * <p>The input is memory-mapped and cut at sample boundaries (blank lines, event lines) into one range per
- * core; each range is collapsed by a {@link PerfChunkParser} into its own tree and the trees are
- * merged. The default event filter (the first event in the input, as both peers do) is found by a
- * short scan of the start before the ranges run, so every range filters alike.
+ * <p>A file is cut at sample boundaries (blank lines, event lines) into one range per core, and each
+ * range is read through a sliding mapping ({@link Input#window}: a window of it at a time counts in
+ * resident memory, not the whole file) and collapsed by a {@link PerfChunkParser} into its own tree;
+ * the trees are merged. The default event filter (the first event in the input, as both peers do)
+ * is found by a short scan of the start before the ranges run, so every range filters alike.
  */
 public final class PerfCollapser implements Collapser {
     @Override
@@ -106,13 +107,13 @@ public final class PerfCollapser implements Collapser {
             total = 0;
             parts.add(new PerfChunkParser(new org.stackfold.collapse.LineEndStream(in.stream()), opt));
         } else if (in.isMappable()) {
-            // A file: mapped, cut at sample boundaries, one range per core.
+            // A file: cut at sample boundaries, one range per core.
             MemorySegment data = in.bytes();
             total = data.byteSize();
             String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
             long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
             for (int i = 0; i + 1 < cuts.length; i++) {
-                parts.add(new PerfChunkParser(data, cuts[i], cuts[i + 1], opt, filter));
+                parts.add(new PerfChunkParser(in.window(cuts[i], cuts[i + 1]), cuts[i + 1] - cuts[i], opt, filter));
             }
         } else {
             // A pipe or a gzip file: streamed in blocks by one parser, never held whole in memory
