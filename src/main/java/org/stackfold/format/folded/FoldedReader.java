@@ -221,12 +221,12 @@ public final class FoldedReader {
             ranges.add(new WideRange(w.frames, w.rootFrames(), w.firstStack,
                     w.firstStack == null ? null : Arrays.copyOf(w.prev, w.prevLen), w.wide));
         }
-        List<int[]> maps = joined(ranges);
-        if (maps == null) {
+        Join join = joined(ranges);
+        if (join == null) {
             return null;
         }
         warn(in, workers);
-        return wideNodes(ranges, maps, parsed.mode == Mode.DIFFERENTIAL);
+        return wideNodes(ranges, join, parsed.mode == Mode.DIFFERENTIAL);
     }
 
     /**
@@ -239,8 +239,8 @@ public final class FoldedReader {
             return null;
         }
         List<WideRange> ranges = scans.stream().map(WideScan::range).toList();
-        List<int[]> maps = joined(ranges);
-        return maps == null ? null : wideNodes(ranges, maps, false);
+        Join join = joined(ranges);
+        return join == null ? null : wideNodes(ranges, join, false);
     }
 
     /** The ranges' scans, or null where the input is differential or a range gave up. */
@@ -274,30 +274,82 @@ public final class FoldedReader {
     }
 
     /**
-     * Each range's frame map into the first range's frame table (null for the first), or null where
-     * the ranges cannot be joined without a tree: they share a root frame, or are out of order from
-     * one to the next.
+     * How the ranges of {@link #readWide} join: each one's frame map into the first range's frame
+     * table (null for the first), and how many frames its first stack shares with the last stack of
+     * the range before (those are one node each, summed where they meet).
      */
-    private static List<int[]> joined(List<WideRange> ranges) {
+    private record Join(List<int[]> maps, int[] shared) {
+    }
+
+    /** The ranges' {@link Join}, or null where they cannot be joined without a tree. */
+    private static Join joined(List<WideRange> ranges) {
+        int[] shared = sharedAcross(ranges);
+        if (shared == null) {
+            return null;
+        }
         FrameTable first = ranges.getFirst().frames;
         List<int[]> maps = new ArrayList<>();
         java.util.BitSet roots = new java.util.BitSet();
-        for (WideRange r : ranges) {
+        for (int ri = 0; ri < ranges.size(); ri++) {
+            WideRange r = ranges.get(ri);
             int[] map = r.frames == first ? null : frameMap(first, r.frames);
             maps.add(map);
-            for (int f : r.roots) {
-                int g = map == null ? f : map[f];
+            for (int j = shared[ri] > 0 ? 1 : 0; j < r.roots.length; j++) { // not the root going on from before
+                int g = map == null ? r.roots[j] : map[r.roots[j]];
                 if (roots.get(g)) {
                     return null;
                 }
                 roots.set(g);
             }
         }
-        return inOrderAcross(ranges) ? maps : null;
+        return new Join(maps, shared);
     }
 
-    /** The ranges' kept nodes as one list, in preorder, each range's placed after the ones before it. */
-    private static WideNodes wideNodes(List<WideRange> ranges, List<int[]> maps, boolean differential) {
+    /**
+     * Per range, the number of frames its first stack shares with the last stack of the range with
+     * records before it. Null where the ranges cannot be joined: out of byte order, the same stack on
+     * both sides, a first stack going on from the last one's last frame with a byte below ';', or a
+     * node still deferred at a range's end whose parent goes on into the next range (see
+     * {@link WidePass}: its place depends on what comes after).
+     */
+    private static int[] sharedAcross(List<WideRange> ranges) {
+        int[] shared = new int[ranges.size()];
+        WideRange before = null;
+        for (int ri = 0; ri < ranges.size(); ri++) {
+            WideRange r = ranges.get(ri);
+            if (r.firstStack == null) {
+                continue; // no record in this range
+            }
+            if (before != null) {
+                byte[] a = before.lastStack;
+                byte[] b = r.firstStack;
+                int m = Arrays.mismatch(a, b);
+                if (m < 0 || m == b.length || m < a.length && (b[m] & 0xff) < (a[m] & 0xff)
+                        || m == a.length && (b[m] & 0xff) < ';') {
+                    return null;
+                }
+                int frames = 0;
+                for (int i = 0; i < m; i++) {
+                    frames += b[i] == ';' ? 1 : 0;
+                }
+                if (m == a.length && b[m] == ';') {
+                    frames++; // b goes on from a's whole last stack
+                }
+                if (frames >= before.pass.deferredAtEnd) {
+                    return null;
+                }
+                shared[ri] = frames;
+            }
+            before = r;
+        }
+        return shared;
+    }
+
+    /**
+     * The ranges' kept nodes as one list, in preorder, each range's placed after the ones before it;
+     * a range's first nodes that go on from the range before are summed into the nodes they go on from.
+     */
+    private static WideNodes wideNodes(List<WideRange> ranges, Join join, boolean differential) {
         FrameTable first = ranges.getFirst().frames;
         int count = 0;
         for (WideRange r : ranges) {
@@ -313,10 +365,26 @@ public final class FoldedReader {
         long maxDelta = 1;
         long offset = 0;
         int k = 0;
+        int[] path = new int[0]; // the list index of each node open at the end of the ranges so far
         for (int ri = 0; ri < ranges.size(); ri++) {
             WidePass p = ranges.get(ri).pass;
-            int[] frameMap = maps.get(ri);
+            int[] frameMap = join.maps.get(ri);
+            int shared = join.shared[ri];
+            int[] at = new int[p.count];
             for (int i : p.preorder()) {
+                int d = p.depth[i] - 1;
+                if (d < shared && p.startKept[d] == i) {
+                    int t = path[d];
+                    at[i] = t;
+                    total[t] = Math.addExact(total[t], p.total[i]);
+                    if (differential) {
+                        before[t] = Math.addExact(before[t], p.before[i]);
+                        delta[t] = Math.addExact(delta[t], p.delta[i]);
+                        maxDelta = Math.max(maxDelta, Math.abs(delta[t]));
+                    }
+                    continue;
+                }
+                at[i] = k;
                 frame[k] = frameMap == null ? p.frame[i] : frameMap[p.frame[i]];
                 depth[k] = p.depth[i];
                 start[k] = offset + p.start[i];
@@ -327,6 +395,12 @@ public final class FoldedReader {
                 }
                 k++;
             }
+            if (ranges.get(ri).firstStack != null) {
+                path = new int[p.endKept.length];
+                for (int d = 0; d < path.length; d++) {
+                    path[d] = at[p.endKept[d]];
+                }
+            }
             offset = Math.addExact(offset, p.drawnSum());
             samples[0] = Math.addExact(samples[0], p.cum0);
             if (differential) {
@@ -334,31 +408,7 @@ public final class FoldedReader {
             }
             maxDelta = Math.max(maxDelta, p.maxDelta);
         }
-        return new WideNodes(first, count, frame, depth, start, total, before, delta, samples, maxDelta);
-    }
-
-    /**
-     * True where each range's first stack comes after the last stack of the range before in byte
-     * order, and does not go on from that stack's last frame with a byte below ';' (a deferred node,
-     * see {@link WidePass}, cannot cross ranges).
-     */
-    private static boolean inOrderAcross(List<WideRange> ranges) {
-        byte[] a = null;
-        for (WideRange r : ranges) {
-            if (r.firstStack == null) {
-                continue; // no record in this range
-            }
-            if (a != null) {
-                byte[] b = r.firstStack;
-                int m = Arrays.mismatch(a, b);
-                if (m < 0 || m == b.length || m < a.length && (b[m] & 0xff) < (a[m] & 0xff)
-                        || m == a.length && (b[m] & 0xff) < ';') {
-                    return false;
-                }
-            }
-            a = r.lastStack;
-        }
-        return true;
+        return new WideNodes(first, k, frame, depth, start, total, before, delta, samples, maxDelta);
     }
 
     private static int[] identity(int n) {
@@ -747,7 +797,7 @@ public final class FoldedReader {
                 fail(lines + 1, stop.reason());
             }
             if (wide != null && error == null && !notInOrder) {
-                wide.placeAllDeferred();
+                wide.endRange(prevDepth);
                 closeFrom(0);
             }
         }
@@ -986,6 +1036,9 @@ public final class FoldedReader {
                     break;
                 }
                 j++;
+            }
+            if (prevLen == 0) {
+                wide.started(depth);
             }
             prevDepth = depth;
             if (len > prev.length) {

@@ -35,6 +35,14 @@ final class WidePass {
     private long seq;
     private double keepMin;
     private int sinceRefresh;
+    // Where ranges join (FoldedReader.wideNodes): the nodes of the range's first stack and those open
+    // at its end are always kept, so that a node going on from one range into the next can be summed.
+    private int startDepth;      // depth indices below this still hold the first stack's nodes
+    int[] startKept = new int[0]; // the kept index of each of the first stack's nodes
+    int[] endKept = new int[0];   // the kept index of each node open at the end
+    private boolean keepAll;      // closing the path open at the end
+    /** The least depth index of a node still deferred at the end (MAX_VALUE: none). */
+    int deferredAtEnd = Integer.MAX_VALUE;
     // What close() found, for keepClosed().
     private long closedDrawn;
     private long closedTotal0;
@@ -160,12 +168,40 @@ final class WidePass {
         } else {
             closedDrawn = total0;
         }
-        return closedDrawn >= keepMin;
+        return closedDrawn >= keepMin || i < startDepth || keepAll;
     }
 
     /** Keeps the node at depth index {@code i} that {@link #close} has just closed, as frame {@code f}. */
     void keepClosed(int i, int f) {
+        if (i < startDepth) {
+            startKept[i] = count;
+            startDepth = i;
+        }
+        if (keepAll) {
+            endKept[i] = count;
+        }
         keep(f, i + 1, openX[i], closedDrawn, closedTotal0, closedDelta, openSeq[i]);
+    }
+
+    /** After the range's first stack opened its {@code depth} nodes. */
+    void started(int depth) {
+        startDepth = depth;
+        startKept = new int[depth];
+    }
+
+    /**
+     * At the range's end, before the caller closes the open path of {@code depth} nodes: places what
+     * is deferred, and keeps every node closed from now on.
+     */
+    void endRange(int depth) {
+        for (int i = 0; i < deferredCount; i++) {
+            deferredAtEnd = Math.min(deferredAtEnd, deferredDepth[i]);
+        }
+        while (deferredCount > 0) {
+            place();
+        }
+        keepAll = true;
+        endKept = new int[depth];
     }
 
     /**
@@ -181,6 +217,7 @@ final class WidePass {
             deferred0 = Arrays.copyOf(deferred0, n);
             deferred1 = Arrays.copyOf(deferred1, n);
         }
+        startDepth = Math.min(startDepth, i); // the first stack's last node: never one that goes on from the range before
         deferredPath[deferredCount] = path;
         deferredDepth[deferredCount] = i;
         deferred0[deferredCount] = cum0 - openCum0[i];
@@ -221,13 +258,6 @@ final class WidePass {
             place();
         }
         return false;
-    }
-
-    /** At the range's end: places what is deferred (the caller then closes the open path). */
-    void placeAllDeferred() {
-        while (deferredCount > 0) {
-            place();
-        }
     }
 
     /** Places the deferred node on top where the drawing has got to: after the names that went on from it. */

@@ -74,7 +74,7 @@ final class WideScan implements Runnable {
             return;
         }
         if (prevArr != null) {
-            wide.placeAllDeferred();
+            wide.endRange(prevDepth);
             closeFrom(0);
             lastStack = Arrays.copyOfRange(prevArr, prevStart, prevStart + prevLen);
         }
@@ -224,6 +224,9 @@ final class WideScan implements Runnable {
                     addRoot(frames.plain(b, pos, ends[0]));
                 }
             }
+        }
+        if (prevArr == null) {
+            wide.started(depth);
         }
         prevArr = b;
         prevStart = pos;

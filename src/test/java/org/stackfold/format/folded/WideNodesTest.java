@@ -156,6 +156,38 @@ class WideNodesTest {
     }
 
     @Test
+    void rangesCutInsideARootsStacksJoinWhereTheirNodesGoOn() throws IOException {
+        // One root, distinct stacks, names that do not start with each other: wherever the ranges are
+        // cut, the nodes open across the cut are one node each, summed.
+        for (long seed = 0; seed < 100; seed++) {
+            SplittableRandom r = new SplittableRandom(seed);
+            boolean differential = seed % 2 == 0;
+            FoldedReader.Mode mode = differential ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
+            java.util.TreeMap<String, Stack> stacks = new java.util.TreeMap<>();
+            for (int i = r.nextInt(1, 400); i > 0; i--) {
+                StringBuilder sb = new StringBuilder("main");
+                for (int d = r.nextInt(1, 7); d > 0; d--) {
+                    sb.append(";f").append((char) ('a' + r.nextInt(4)));
+                }
+                stacks.put(sb.toString(), new Stack(sb.toString(), r.nextInt(0, 30), r.nextInt(0, 30)));
+            }
+            byte[] data = sortedText(new ArrayList<>(stacks.values()), differential);
+            FlameGraphOptions o = options(r);
+            String expected;
+            try {
+                expected = viaTree(data, mode, o);
+            } catch (FlameGraph.EmptyProfileException e) {
+                continue;
+            }
+            for (int threads = 1; threads <= 3; threads++) {
+                WideNodes nodes = wide(data, mode, threads, FlameGraph.minWidth(o));
+                assertThat(nodes).as("seed %d, %d threads", seed, threads).isNotNull();
+                assertThat(drawn(nodes, o)).as("seed %d, %d threads", seed, threads).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
     void aFrameIsPlacedAfterTheNamesGoingOnFromIt() throws IOException {
         // flamegraph.pl sorts lines: "a;b2;x" before "a;b;c", so b2 is left of b, whose own 5 samples
         // sit left of its child c; kernel frames come so, after their offsets (f, f+0x5d;x, f;y).
