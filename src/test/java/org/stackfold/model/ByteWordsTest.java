@@ -26,6 +26,20 @@ class ByteWordsTest {
     }
 
     @Test
+    void firstIndexIsTheLowestHighBitsByteForEveryPattern() {
+        for (int bits = 0; bits < 256; bits++) {
+            long m = 0;
+            for (int i = 0; i < 8; i++) {
+                if ((bits & (1 << i)) != 0) {
+                    m |= 0x80L << (8 * i);
+                }
+            }
+            assertThat(ByteWords.firstIndex(m)).as("pattern %s", Integer.toBinaryString(bits))
+                    .isEqualTo(Long.numberOfTrailingZeros(m) >>> 3);
+        }
+    }
+
+    @Test
     void partialWordsReadTheSameAtTheArrayEndAsInside() {
         byte[] b = "0123456789abc".getBytes(StandardCharsets.US_ASCII);
         for (int n = 0; n <= 8; n++) {

@@ -3,6 +3,7 @@ package org.stackfold.collapse.perf;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import org.stackfold.model.ByteWords;
 
 /** Byte helpers of the perf parser: whitespace, and the one-pass newline search + line hash. */
 final class PerfBytes {
@@ -52,7 +53,7 @@ final class PerfBytes {
             long x = w ^ NL;
             long t = (x - ONES) & ~x & HIGHS;
             if (t != 0) {
-                int k = Long.numberOfTrailingZeros(t) >>> 3;
+                int k = ByteWords.firstIndex(t);
                 if (k > 0) {
                     h = mix(h, w & (-1L >>> (64 - 8 * k)));
                 }

@@ -130,7 +130,7 @@ final class WideScan implements Runnable {
                     p += 8;
                     continue;
                 }
-                p += (int) ((((hits & -hits) >>> 7) * 0x0001020304050607L) >>> 56);
+                p += ByteWords.firstIndex(hits);
             } else {
                 while (p < filled && !isMark(b[p])) {
                     p++;
