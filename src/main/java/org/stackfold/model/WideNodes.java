@@ -8,8 +8,9 @@ package org.stackfold.model;
  *
  * <p>Nodes come in preorder with children in flamegraph.pl's order (byte order of the name followed
  * by ';', self samples first); {@code start} is the x position in samples (the totals of everything
- * drawn to the left, at every depth), {@code total} the width. Columns are indexed by node; depth 1
- * is a root frame (depth 0, the "all" node, is not listed).
+ * drawn to the left, at every depth), {@code total} the width. Columns are indexed by node, the first
+ * {@code count} entries (the arrays may be longer); depth 1 is a root frame (depth 0, the "all" node,
+ * is not listed).
  */
 public final class WideNodes {
     public final FrameTable frames;

@@ -201,10 +201,9 @@ public final class FoldedReader {
      * The input's flame graph nodes that are at least {@code minWidth.applyAsDouble(sum)} wide, for the
      * sum of the drawn column (a lower bound of the final minimum width, taken on the running sum),
      * placed as a flame graph of the whole input places them, in one pass without any tree (see
-     * {@link WidePass}). Null where the input does not allow it: stacks out of byte order (within a
-     * range or from one range to the next), ranges that share a root frame, a range whose last stack
-     * ends with a frame the next range's first stack goes on from with a byte below ';', sums past
-     * 2^63-1; the caller then reads with trees ({@link #readRanges}).
+     * {@link WidePass}). Null where the input does not allow it (see {@link #sharedAcross} for
+     * where ranges meet): stacks out of byte order, ranges that share a root frame other than across
+     * a cut, sums past 2^63-1; the caller then reads with trees ({@link #readRanges}).
      */
     public WideNodes readWide(Input in, LongToDoubleFunction minWidth) throws IOException {
         WideNodes fast = scanWide(in, minWidth);
