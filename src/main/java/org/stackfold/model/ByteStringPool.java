@@ -50,8 +50,7 @@ public final class ByteStringPool {
                 return add(b, off, len, h, slot);
             }
             int id = e - 1;
-            if (hashes[id] == h && lengths[id] == len
-                    && Arrays.equals(arena, offsets[id], offsets[id] + len, b, off, off + len)) {
+            if (hashes[id] == h && lengths[id] == len && ByteWords.equal(arena, offsets[id], b, off, len)) {
                 return id;
             }
             slot = (slot + 1) & mask;
@@ -68,8 +67,7 @@ public final class ByteStringPool {
                 return -1;
             }
             int id = e - 1;
-            if (hashes[id] == h && lengths[id] == len
-                    && Arrays.equals(arena, offsets[id], offsets[id] + len, b, off, off + len)) {
+            if (hashes[id] == h && lengths[id] == len && ByteWords.equal(arena, offsets[id], b, off, len)) {
                 return id;
             }
             slot = (slot + 1) & mask;

@@ -77,6 +77,31 @@ public final class ByteWords {
         return (int) ((((matches & -matches) >>> 7) * 0x0001020304050607L) >>> 56);
     }
 
+    /**
+     * a[ao, ao+len) equals b[bo, bo+len): eight bytes at a time, the last word overlapping the one
+     * before. Not {@link java.util.Arrays#equals}: under C1 (the launcher's JIT for most inputs) that
+     * is a chain of calls per comparison; with this loop interning names took 20% less time there
+     * ({@code info folded-1m} 1.17 -> 0.95 s), and the same under C2. (perf's line cache compares
+     * longer lines, where {@code Arrays.equals} kept up: it stays.)
+     */
+    public static boolean equal(byte[] a, int ao, byte[] b, int bo, int len) {
+        if (len < 8) {
+            for (int i = 0; i < len; i++) {
+                if (a[ao + i] != b[bo + i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        int last = len - 8;
+        for (int i = 0; i < last; i += 8) {
+            if (word(a, ao + i) != word(b, bo + i)) {
+                return false;
+            }
+        }
+        return word(a, ao + last) == word(b, bo + last);
+    }
+
     /** Folds one word of bytes into a hash. */
     public static long mix(long h, long w) {
         h = (h ^ w) * MUL;
