@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class ByteStringPoolTest {
     /**
-     * Strings of 0-40 bytes over two letters, so that many share their first and last eight bytes and
+     * Strings of 0-99 bytes over two letters, so that many share their first and last eight bytes and
      * differ in one byte anywhere: the same id exactly for the same bytes, wherever they lie.
      */
     @Test
@@ -19,7 +19,7 @@ class ByteStringPoolTest {
         ByteStringPool pool = new ByteStringPool();
         Map<String, Integer> ids = new HashMap<>();
         for (int n = 0; n < 20_000; n++) {
-            int len = r.nextInt(0, 41);
+            int len = r.nextInt(0, 100);
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < len; i++) {
                 sb.append(r.nextInt(12) == 0 ? 'b' : 'a');
