@@ -1009,7 +1009,7 @@ public final class FoldedReader {
                 int name = j;
                 while (true) {
                     int left = e - j;
-                    long w = ByteWords.partialWord(b, j, Math.min(left, 8));
+                    long w = left >= 8 ? ByteWords.word(b, j) : ByteWords.partialWord(b, j, left);
                     int at = Math.min(ByteWords.firstIndex(ByteWords.matches(w, SEMICOLONS)), left);
                     j += at;
                     if (at < 8) {
@@ -1122,7 +1122,7 @@ public final class FoldedReader {
                     long h = ByteWords.HASH_START;
                     while (true) {
                         int left = e - j;
-                        long w = ByteWords.partialWord(b, j, Math.min(left, 8));
+                        long w = left >= 8 ? ByteWords.word(b, j) : ByteWords.partialWord(b, j, left);
                         int at = Math.min(ByteWords.firstIndex(ByteWords.matches(w, SEMICOLONS)), left);
                         if (at < 8) {
                             if (at > 0) {

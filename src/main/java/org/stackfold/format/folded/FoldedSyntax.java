@@ -8,8 +8,8 @@ import org.stackfold.model.ByteWords;
  * truncated).
  */
 final class FoldedSyntax {
-    private static final long NEWLINES = ByteWords.broadcast('\n');
-    private static final long RETURNS = ByteWords.broadcast('\r');
+    private static final long BELOW_14 = ByteWords.broadcast((char) 0x0E);
+    private static final long HIGHS = 0x8080808080808080L;
 
     /** Returned by {@link #parseCount} for a count over 2^63-1. */
     static final long TOO_LARGE = -2;
@@ -29,15 +29,24 @@ final class FoldedSyntax {
         return c == '\n' || c == '\r';
     }
 
-    /** The first line end in b[from, to), or -1. */
+    /**
+     * The first line end in b[from, to), or -1. Eight bytes at a time for any byte below 0x0E (one
+     * test where '\n' or '\r' would be two; a tab or the like found so is passed over).
+     */
     static int indexOfLineEnd(byte[] b, int from, int to) {
         int i = from;
-        for (; i + 8 <= to; i += 8) {
+        while (i + 8 <= to) {
             long w = ByteWords.word(b, i);
-            long m = ByteWords.matches(w, NEWLINES) | ByteWords.matches(w, RETURNS);
-            if (m != 0) {
-                return i + ByteWords.firstIndex(m);
+            long m = (w - BELOW_14) & ~w & HIGHS;
+            if (m == 0) {
+                i += 8;
+                continue;
             }
+            i += ByteWords.firstIndex(m);
+            if (isLineEnd(b[i])) {
+                return i;
+            }
+            i++;
         }
         for (; i < to; i++) {
             if (b[i] == '\n' || b[i] == '\r') {
