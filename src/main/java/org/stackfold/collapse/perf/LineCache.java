@@ -1,6 +1,7 @@
 package org.stackfold.collapse.perf;
 
 import java.util.Arrays;
+import org.stackfold.model.ByteWords;
 
 /**
  * Remembers what each distinct callchain line turned into: the same line bytes (address, symbol,
@@ -39,8 +40,7 @@ final class LineCache {
             if (id < 0) {
                 return -1;
             }
-            if (t.hashes[id] == h && t.lengths[id] == len
-                    && Arrays.equals(arena, t.offsets[id], t.offsets[id] + len, b, s, e)) {
+            if (t.hashes[id] == h && t.lengths[id] == len && ByteWords.equal(arena, t.offsets[id], b, s, len)) {
                 return id;
             }
         }
@@ -108,7 +108,6 @@ final class LineCache {
         if (e >= limit || b[e] != '\n') {
             return false;
         }
-        int at = entries.offsets[id];
-        return Arrays.equals(arena, at, at + len, b, s, e);
+        return ByteWords.equal(arena, entries.offsets[id], b, s, len);
     }
 }
