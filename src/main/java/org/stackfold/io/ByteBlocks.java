@@ -14,8 +14,10 @@ import java.util.Arrays;
  */
 public final class ByteBlocks {
     /**
-     * 256 KiB: a block is parsed while it is still in the core's own cache, beside the parser's
-     * tables (the folded reader's names, perf's caches); 4 MiB blocks were 3-5% slower.
+     * 256 KiB: a block is parsed while it is still in the core's own cache (2 MiB of L2 here),
+     * beside the parser's tables (the folded reader's names, perf's caches); 4 MiB blocks were 3-5%
+     * slower for folded stacks and 10% for perf script text (600 -> 546 ms a pass over perf-400mb
+     * under C1, docs/performance.md).
      */
     public static final int BLOCK = 256 << 10;
 

@@ -28,12 +28,6 @@ import org.stackfold.model.FrameTable;
  */
 final class PerfChunkParser implements Runnable {
     static final int MAX_LINE = 64 << 20;
-    /**
-     * Bytes read at a time (the block grows for a longer line): a block parsed right after it was
-     * copied in is still in the core's own cache at 256 KiB, not at {@link ByteBlocks#BLOCK}'s
-     * 4 MiB (2 MiB of L2 here): 600 -> 546 ms a pass over perf-400mb under C1 (docs/performance.md).
-     */
-    private static final int BLOCK = 256 << 10;
     private static final int F_SKIP = 1 << 29;
     private static final int F_SKIP_AFTER = 1 << 30;
     private static final int COUNT_MASK = (1 << 29) - 1;
@@ -154,7 +148,7 @@ final class PerfChunkParser implements Runnable {
     private void parse() throws IOException {
         ByteBlocks.Stop stop;
         try (source) { // a mapped window is unmapped by the thread that mapped it
-            stop = ByteBlocks.read(source, Math.min(size, BLOCK), MAX_LINE, this::lines, progress);
+            stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
         }
         if (stop != null && error == null) {
             fail(lines + 1, stop.reason());
