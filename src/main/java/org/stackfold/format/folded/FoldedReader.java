@@ -217,7 +217,7 @@ public final class FoldedReader {
         }
         List<WideRange> ranges = new ArrayList<>();
         for (Worker w : workers) {
-            ranges.add(new WideRange(w.frames, w.rootFrames(), w.firstStack,
+            ranges.add(new WideRange(w.frames, w.wide.rootFrames(), w.firstStack,
                     w.firstStack == null ? null : Arrays.copyOf(w.prev, w.prevLen), w.wide));
         }
         Join join = joined(ranges);
@@ -323,8 +323,7 @@ public final class FoldedReader {
                 byte[] a = before.lastStack;
                 byte[] b = r.firstStack;
                 int m = Arrays.mismatch(a, b);
-                if (m < 0 || m == b.length || m < a.length && (b[m] & 0xff) < (a[m] & 0xff)
-                        || m == a.length && (b[m] & 0xff) < ';') {
+                if (m < 0 || FoldedSyntax.follows(a, 0, a.length, b, 0, b.length, m) != FoldedSyntax.AFTER) {
                     return null;
                 }
                 int frames = 0;
@@ -739,7 +738,7 @@ public final class FoldedReader {
             this.to = to;
             this.mode = mode;
             this.lenient = lenient;
-            this.countOnly = countOnly || wideMinWidth != null;
+            this.countOnly = countOnly;
             this.progress = progress;
             this.tree = new CallTree(mode == Mode.DIFFERENTIAL ? 2 : 1);
             this.wide = wideMinWidth == null ? null : new WidePass(mode == Mode.DIFFERENTIAL, wideMinWidth, frames);
@@ -796,8 +795,7 @@ public final class FoldedReader {
                 fail(lines + 1, stop.reason());
             }
             if (wide != null && error == null && !notInOrder) {
-                wide.endRange(prevDepth);
-                closeFrom(0);
+                wide.endRange(prev, 0, prevEnds, prevDepth);
             }
         }
 
@@ -936,11 +934,12 @@ public final class FoldedReader {
             if (prevLen == 0 && prevDepth == 0) {
                 return; // the range's first stack
             }
-            if (m == len || m < prevLen && (b[s + m] & 0xff) < (prev[m] & 0xff)) {
-                notInOrder = true; // a prefix of the previous stack, or below it at m
+            int order = FoldedSyntax.follows(prev, 0, prevLen, b, s, len, m);
+            if (order == FoldedSyntax.BEFORE) {
+                notInOrder = true;
                 return;
             }
-            if (m == prevLen && (b[s + m] & 0xff) < ';') {
+            if (order == FoldedSyntax.GOES_ON) {
                 // The previous stack ended with frame F and this one goes on with F's name and a byte
                 // below ';' (F+0x5d after F): F's children, if any, come after this run of lines.
                 if (pendingCount == pending.length) {
@@ -982,31 +981,24 @@ public final class FoldedReader {
             if (m < 0) {
                 return; // the same stack again: the same leaf
             }
-            boolean defer = false;
-            if (prevLen == 0) {
-                firstStack = Arrays.copyOfRange(b, s, e);
-            } else if (m == len || m < prevLen && (b[s + m] & 0xff) < (prev[m] & 0xff)) {
+            boolean first = prevLen == 0;
+            int order = first ? FoldedSyntax.AFTER : FoldedSyntax.follows(prev, 0, prevLen, b, s, len, m);
+            if (order == FoldedSyntax.BEFORE) {
                 notInOrder = true;
                 return;
-            } else {
-                defer = m == prevLen && (b[s + m] & 0xff) < ';';
             }
-            int k = 0;
-            while (k < prevDepth && prevEnds[k] < m) {
-                k++;
+            if (first) {
+                firstStack = Arrays.copyOfRange(b, s, e);
             }
+            int k = FoldedSyntax.framesBefore(prevEnds, prevDepth, m);
             if (k < prevDepth && prevEnds[k] == m && b[s + m] == ';') {
                 k++;
             }
-            boolean comesBack = wide.hasDeferred() && wide.placeDeferred(k, MemorySegment.ofArray(b), s, e);
-            if (defer) {
-                wide.defer(--prevDepth, Arrays.copyOf(prev, prevLen));
-            }
-            closeFrom(k);
+            boolean comesBack = wide.leave(k, order == FoldedSyntax.GOES_ON, prev, 0, prevLen, prevEnds, prevDepth, b, s, len);
+            // This stack's frames from k on: each ends at the next ';' or the stack's end.
             int depth = k;
             int j = depth == 0 ? s : s + prevEnds[depth - 1] + 1;
             while (true) {
-                int name = j;
                 while (true) {
                     int left = e - j;
                     long w = left >= 8 ? ByteWords.word(b, j) : ByteWords.partialWord(b, j, left);
@@ -1016,45 +1008,23 @@ public final class FoldedReader {
                         break;
                     }
                 }
-                wide.reach(depth);
-                if (comesBack && depth == k) {
-                    wide.reopen(depth);
-                } else {
-                    wide.open(depth);
-                    if (depth == 0) {
-                        addRoot(frames.plain(b, name, j - name));
-                    }
-                }
                 if (depth == prevEnds.length) {
                     prevEnds = Arrays.copyOf(prevEnds, depth * 2);
                     prevNodes = Arrays.copyOf(prevNodes, depth * 2 + 1);
                 }
-                prevEnds[depth] = j - s;
-                depth++;
+                prevEnds[depth++] = j - s;
                 if (j >= e) {
                     break;
                 }
                 j++;
             }
-            if (prevLen == 0) {
-                wide.started(depth);
-            }
+            wide.enter(k, depth, comesBack, b, s, prevEnds, first);
             prevDepth = depth;
             if (len > prev.length) {
                 prev = new byte[Math.max(len, prev.length * 2)];
             }
             System.arraycopy(b, s, prev, 0, len);
             prevLen = len;
-        }
-
-        /** Closes the previous stack's frames from depth index {@code k} on, deepest first. */
-        private void closeFrom(int k) {
-            for (int i = prevDepth - 1; i >= k; i--) {
-                if (wide.close(i)) {
-                    int from = i == 0 ? 0 : prevEnds[i - 1] + 1;
-                    wide.keepClosed(i, frames.plain(prev, from, prevEnds[i] - from));
-                }
-            }
         }
 
         /** The root frames of this range (its own frame ids): the tree's, or those counted without one. */
@@ -1100,10 +1070,7 @@ public final class FoldedReader {
             }
             // Shared frames: those of the previous stack that end before the mismatch, plus the one
             // ending at it if both stacks have a frame boundary there.
-            int k = 0;
-            while (k < prevDepth && prevEnds[k] < m) {
-                k++;
-            }
+            int k = FoldedSyntax.framesBefore(prevEnds, prevDepth, m);
             if (k < prevDepth && prevEnds[k] == m && (m == len || b[s + m] == ';')) {
                 k++;
             }

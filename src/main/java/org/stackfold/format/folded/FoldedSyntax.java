@@ -64,6 +64,34 @@ final class FoldedSyntax {
                 && data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 2) == (byte) 0xBF ? 3 : 0;
     }
 
+    /** Where stack b comes in byte order after stack a: see {@link #follows}. */
+    static final int BEFORE = -1;
+    static final int AFTER = 0;
+    static final int GOES_ON = 1;
+
+    /**
+     * How stack {@code b[bo, bo+bLen)} follows stack {@code a[ao, ao+aLen)} in byte order, given
+     * {@code m} where they first differ (0 <= m <= both lengths; they are not equal): {@link #BEFORE}
+     * where b comes first (below a at m, or a prefix of a), {@link #GOES_ON} where b goes on from all
+     * of a with a byte below ';' (a's last frame, F, is followed by names going on from F's name: its
+     * node is entered again after them, see {@code WidePass}), else {@link #AFTER}.
+     */
+    static int follows(byte[] a, int ao, int aLen, byte[] b, int bo, int bLen, int m) {
+        if (m == bLen || m < aLen && (b[bo + m] & 0xff) < (a[ao + m] & 0xff)) {
+            return BEFORE;
+        }
+        return m == aLen && (b[bo + m] & 0xff) < ';' ? GOES_ON : AFTER;
+    }
+
+    /** The number of frames ending before offset {@code m}, of a stack whose frames end at {@code ends[0, depth)}. */
+    static int framesBefore(int[] ends, int depth, int m) {
+        int k = 0;
+        while (k < depth && ends[k] < m) {
+            k++;
+        }
+        return k;
+    }
+
     static boolean isDigit(byte c) {
         return c >= '0' && c <= '9';
     }

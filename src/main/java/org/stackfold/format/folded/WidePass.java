@@ -65,6 +65,10 @@ final class WidePass {
     private long[] deferred1 = new long[4];
     private int deferredCount;
 
+    // The range's root frames (ids in frames), in the order they opened.
+    private int[] roots = new int[16];
+    private int rootCount;
+
     // Kept nodes, in the order they closed.
     int count;
     int[] frame = new int[1024];
@@ -93,7 +97,7 @@ final class WidePass {
     }
 
     /** Makes room for the open path to reach depth index {@code i}. */
-    void reach(int i) {
+    private void reach(int i) {
         if (i >= openCum0.length) {
             int n = Math.max(i + 1, openCum0.length * 2);
             openCum0 = Arrays.copyOf(openCum0, n);
@@ -108,7 +112,7 @@ final class WidePass {
     }
 
     /** Opens the node at depth index {@code i} (within {@link #reach}). */
-    void open(int i) {
+    private void open(int i) {
         long c0 = cum0;
         openCum0[i] = c0;
         openX[i] = (differential ? cum1 : c0) - shift;
@@ -125,7 +129,7 @@ final class WidePass {
     }
 
     /** Reopens the deferred node on top at depth index {@code i} (within {@link #reach}): its children begin. */
-    void reopen(int i) {
+    private void reopen(int i) {
         int top = --deferredCount;
         long own = differential ? deferred1[top] : deferred0[top];
         shift -= own;
@@ -158,7 +162,7 @@ final class WidePass {
      * Closes the node at depth index {@code i}. True where it is kept: the caller then names it with
      * {@link #keepClosed} (only kept nodes have their names interned).
      */
-    boolean close(int i) {
+    private boolean close(int i) {
         long total0 = cum0 - openCum0[i];
         closedTotal0 = total0;
         if (differential) {
@@ -172,7 +176,7 @@ final class WidePass {
     }
 
     /** Keeps the node at depth index {@code i} that {@link #close} has just closed, as frame {@code f}. */
-    void keepClosed(int i, int f) {
+    private void keepClosed(int i, int f) {
         if (i < startDepth) {
             startKept[i] = count;
             startDepth = i;
@@ -183,17 +187,55 @@ final class WidePass {
         keep(f, i + 1, openX[i], closedDrawn, closedTotal0, closedDelta, openSeq[i]);
     }
 
-    /** After the range's first stack opened its {@code depth} nodes. */
-    void started(int depth) {
-        startDepth = depth;
-        startKept = new int[depth];
+    /**
+     * From the previous stack {@code prev[prevOff, prevOff+prevLen)} (its frames ending at
+     * {@code prevEnds[0, prevDepth)}, offsets from prevOff) to the next one {@code next[off, off+len)},
+     * which shares its first {@code k} frames: places the deferred nodes the next stack goes past,
+     * defers the previous stack's last frame where {@code defer} (the next stack goes on with its
+     * name and a byte below ';'), and closes the previous stack's other frames from k on. True where
+     * the next stack's frame k is the deferred node on top coming back (the caller reopens it).
+     */
+    boolean leave(int k, boolean defer, byte[] prev, int prevOff, int prevLen, int[] prevEnds, int prevDepth,
+                  byte[] next, int off, int len) {
+        boolean comesBack = deferredCount > 0 && placeDeferred(k, MemorySegment.ofArray(next), off, off + len);
+        if (defer) {
+            defer(--prevDepth, Arrays.copyOfRange(prev, prevOff, prevOff + prevLen));
+        }
+        closeFrom(k, prev, prevOff, prevEnds, prevDepth);
+        return comesBack;
     }
 
     /**
-     * At the range's end, before the caller closes the open path of {@code depth} nodes: places what
-     * is deferred, and keeps every node closed from now on.
+     * Opens the next stack's frames from depth index {@code k} to {@code depth} (their ends in
+     * {@code ends}, offsets from {@code off}); frame k reopens where {@link #leave} said it comes
+     * back. {@code first}: the range's first stack.
      */
-    void endRange(int depth) {
+    void enter(int k, int depth, boolean comesBack, byte[] next, int off, int[] ends, boolean first) {
+        reach(depth - 1);
+        for (int i = k; i < depth; i++) {
+            if (comesBack && i == k) {
+                reopen(i);
+            } else {
+                open(i);
+                if (i == 0) {
+                    if (rootCount == roots.length) {
+                        roots = Arrays.copyOf(roots, rootCount * 2);
+                    }
+                    roots[rootCount++] = frames.plain(next, off, ends[0]);
+                }
+            }
+        }
+        if (first) {
+            startDepth = depth;
+            startKept = new int[depth];
+        }
+    }
+
+    /**
+     * At the range's end, with the last stack open as in {@link #leave}: places what is deferred and
+     * closes the open path, keeping every node.
+     */
+    void endRange(byte[] last, int lastOff, int[] ends, int depth) {
         for (int i = 0; i < deferredCount; i++) {
             deferredAtEnd = Math.min(deferredAtEnd, deferredDepth[i]);
         }
@@ -202,6 +244,22 @@ final class WidePass {
         }
         keepAll = true;
         endKept = new int[depth];
+        closeFrom(0, last, lastOff, ends, depth);
+    }
+
+    /** The range's root frames, in the order they opened. */
+    int[] rootFrames() {
+        return Arrays.copyOf(roots, rootCount);
+    }
+
+    /** Closes the frames of the stack at {@code stack[off...]} from depth index {@code k} on, deepest first. */
+    private void closeFrom(int k, byte[] stack, int off, int[] ends, int depth) {
+        for (int i = depth - 1; i >= k; i--) {
+            if (close(i)) {
+                int from = i == 0 ? 0 : ends[i - 1] + 1;
+                keepClosed(i, frames.plain(stack, off + from, ends[i] - from));
+            }
+        }
     }
 
     /**
@@ -209,7 +267,7 @@ final class WidePass {
      * the next stack goes on with its name and a byte below ';'. It has no children yet, so its
      * total is its own count.
      */
-    void defer(int i, byte[] path) {
+    private void defer(int i, byte[] path) {
         if (deferredCount == deferredPath.length) {
             int n = deferredCount * 2;
             deferredPath = Arrays.copyOf(deferredPath, n);
@@ -226,16 +284,12 @@ final class WidePass {
         deferredCount++;
     }
 
-    boolean hasDeferred() {
-        return deferredCount > 0;
-    }
-
     /**
      * Before the stack {@code b[s, e)} whose first new frame is at depth index {@code k}: places the
      * deferred nodes it goes past. True where that first new frame is the deferred node on top
-     * coming back with children (the caller then {@link #reopen}s it).
+     * coming back with children (then reopened by {@link #enter}).
      */
-    boolean placeDeferred(int k, MemorySegment b, long s, long e) {
+    private boolean placeDeferred(int k, MemorySegment b, long s, long e) {
         while (deferredCount > 0) {
             int top = deferredCount - 1;
             int d = deferredDepth[top];

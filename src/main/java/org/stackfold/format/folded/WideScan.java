@@ -35,8 +35,6 @@ final class WideScan implements Runnable {
     private final LongConsumer progress;
     final FrameTable frames = new FrameTable();
     final WidePass wide;
-    int[] roots = new int[16];
-    int rootCount;
     byte[] firstStack;
     byte[] lastStack;
     /** A line this scan does not read (see the class comment), or counts past 2^63-1. */
@@ -74,8 +72,7 @@ final class WideScan implements Runnable {
             return;
         }
         if (prevArr != null) {
-            wide.endRange(prevDepth);
-            closeFrom(0);
+            wide.endRange(prevArr, prevStart, ends, prevDepth);
             lastStack = Arrays.copyOfRange(prevArr, prevStart, prevStart + prevLen);
         }
     }
@@ -113,10 +110,7 @@ final class WideScan implements Runnable {
             int mm = Arrays.mismatch(prevArr, prevStart, prevStart + len, b, pos, pos + len);
             m = mm < 0 ? len : mm;
         }
-        int k0 = 0; // the previous stack's frame holding the difference: those before it are shared
-        while (k0 < prevDepth && ends[k0] < m) {
-            k0++;
-        }
+        int k0 = FoldedSyntax.framesBefore(ends, prevDepth, m); // shared; frame k0 may be, ending at m
         // The ';' and the line end after the difference.
         int semis = 0;
         int p = pos + m;
@@ -190,23 +184,16 @@ final class WideScan implements Runnable {
                 }
                 return -1; // a prefix of the previous stack: out of order
             }
-            int here = b[pos + m] & 0xff;
-            if (m < prevLen && here < (prevArr[prevStart + m] & 0xff)) {
+            int order = FoldedSyntax.follows(prevArr, prevStart, prevLen, b, pos, stackLen, m);
+            if (order == FoldedSyntax.BEFORE) {
                 return -1;
             }
-            defer = m == prevLen && here < ';'; // going on with the last frame's name: see WidePass
+            defer = order == FoldedSyntax.GOES_ON;
         } else {
             firstStack = Arrays.copyOfRange(b, pos, pos + stackLen);
         }
-        int k = k0;
-        if (k < prevDepth && ends[k] == m && semis > 0 && found[0] == m) {
-            k++; // the frame ends at the difference in both stacks: shared
-        }
-        boolean comesBack = wide.hasDeferred() && wide.placeDeferred(k, MemorySegment.ofArray(b), pos, pos + stackLen);
-        if (defer) {
-            wide.defer(--prevDepth, Arrays.copyOfRange(prevArr, prevStart, prevStart + prevLen));
-        }
-        closeFrom(k);
+        int k = k0 < prevDepth && ends[k0] == m && b[pos + m] == ';' ? k0 + 1 : k0;
+        boolean comesBack = wide.leave(k, defer, prevArr, prevStart, prevLen, ends, prevDepth, b, pos, stackLen);
         // This stack's frames from k0 on end at the ';' found, then at the stack's end.
         int depth = k0 + semis + 1;
         if (depth > ends.length) {
@@ -214,20 +201,7 @@ final class WideScan implements Runnable {
         }
         System.arraycopy(found, 0, ends, k0, semis);
         ends[depth - 1] = stackLen;
-        wide.reach(depth - 1);
-        for (int i = k; i < depth; i++) {
-            if (comesBack && i == k) {
-                wide.reopen(i);
-            } else {
-                wide.open(i);
-                if (i == 0) {
-                    addRoot(frames.plain(b, pos, ends[0]));
-                }
-            }
-        }
-        if (prevArr == null) {
-            wide.started(depth);
-        }
+        wide.enter(k, depth, comesBack, b, pos, ends, prevArr == null);
         prevArr = b;
         prevStart = pos;
         prevLen = stackLen;
@@ -241,26 +215,9 @@ final class WideScan implements Runnable {
         return wide.cum0 < before ? -1 : next; // past 2^63-1
     }
 
-    /** Closes the previous stack's frames from depth index {@code k} on, deepest first. */
-    private void closeFrom(int k) {
-        for (int i = prevDepth - 1; i >= k; i--) {
-            if (wide.close(i)) {
-                int start = i == 0 ? 0 : ends[i - 1] + 1;
-                wide.keepClosed(i, frames.plain(prevArr, prevStart + start, ends[i] - start));
-            }
-        }
-    }
-
     /** This range as {@link FoldedReader#readWide} joins it with the others. */
     FoldedReader.WideRange range() {
-        return new FoldedReader.WideRange(frames, Arrays.copyOf(roots, rootCount), firstStack, lastStack, wide);
-    }
-
-    private void addRoot(int frame) {
-        if (rootCount == roots.length) {
-            roots = Arrays.copyOf(roots, rootCount * 2);
-        }
-        roots[rootCount++] = frame;
+        return new FoldedReader.WideRange(frames, wide.rootFrames(), firstStack, lastStack, wide);
     }
 
     private static boolean isMark(byte c) {
