@@ -47,13 +47,7 @@ public final class FlameGraph {
             tree = StackTransforms.apply(tree, profile.frames(), o);
         }
         long samples = tree.totalSamples(tree.weights() - 1);
-        if (samples == 0) {
-            new SvgWriter(o, out).writeEmpty();
-            throw new EmptyProfileException();
-        }
-        if (o.countName.equals("samples") && samples < 100 && !o.inferno()) {
-            warn.accept("stack count is low (" + samples + "); did something go wrong?");
-        }
+        checkSamples(samples, o, out, warn);
         FrameLayout layout = FrameLayout.of(tree, profile.frames(), o, warn);
         write(layout, profile.frames(), o, out, warn);
     }
@@ -72,13 +66,7 @@ public final class FlameGraph {
         }
         VisibleTree visible = VisibleTree.of(trees, frameMaps, o);
         long samples = visible.samples[visible.samples.length - 1];
-        if (samples == 0) {
-            new SvgWriter(o, out).writeEmpty();
-            throw new EmptyProfileException();
-        }
-        if (o.countName.equals("samples") && samples < 100 && !o.inferno()) {
-            warn.accept("stack count is low (" + samples + "); did something go wrong?");
-        }
+        checkSamples(samples, o, out, warn);
         FrameLayout layout = FrameLayout.of(visible.tree, frames, o, warn, visible.maxDelta);
         write(layout, frames, o, out, warn);
     }
@@ -104,13 +92,7 @@ public final class FlameGraph {
             throws IOException {
         o.validate();
         long samples = nodes.samples[nodes.samples.length - 1];
-        if (samples == 0) {
-            new SvgWriter(o, out).writeEmpty();
-            throw new EmptyProfileException();
-        }
-        if (o.countName.equals("samples") && samples < 100 && !o.inferno()) {
-            warn.accept("stack count is low (" + samples + "); did something go wrong?");
-        }
+        checkSamples(samples, o, out, warn);
         write(FrameLayout.of(nodes, o, warn), nodes.frames, o, out, warn);
     }
 
@@ -169,6 +151,21 @@ public final class FlameGraph {
             order[i] = (int) keys[i];
         }
         return order;
+    }
+
+    /**
+     * A graph of no samples is the small error picture both peers draw (then {@link EmptyProfileException});
+     * few samples get flamegraph.pl's warning.
+     */
+    private static void checkSamples(long samples, FlameGraphOptions o, OutputStream out, Consumer<String> warn)
+            throws IOException {
+        if (samples == 0) {
+            new SvgWriter(o, out).writeEmpty();
+            throw new EmptyProfileException();
+        }
+        if (o.countName.equals("samples") && samples < 100 && !o.inferno()) {
+            warn.accept("stack count is low (" + samples + "); did something go wrong?");
+        }
     }
 
     private static void write(FrameLayout layout, FrameTable frames, FlameGraphOptions o, OutputStream out,
