@@ -255,13 +255,7 @@ public final class FoldedReader {
         try (Progress progress = Progress.start("reading " + in.name(), size)) {
             long[] done = new long[cuts.length - 1];
             for (int i = 0; i + 1 < cuts.length; i++) {
-                final int part = i;
-                scans.add(new WideScan(in, cuts[i], cuts[i + 1], minWidth, pos -> {
-                    synchronized (done) {
-                        done[part] = pos - cuts[part];
-                        progress.update(Arrays.stream(done).sum());
-                    }
-                }));
+                scans.add(new WideScan(in, cuts[i], cuts[i + 1], minWidth, partProgress(progress, cuts, done, i)));
             }
             Parallel.runAll(scans);
         }
@@ -457,14 +451,8 @@ public final class FoldedReader {
         try (Progress progress = Progress.start("reading " + in.name(), size)) {
             long[] done = new long[cuts.length - 1];
             for (int i = 0; i + 1 < cuts.length; i++) {
-                final int part = i;
                 workers.add(new Worker(in, cuts[i], cuts[i + 1], decided, lenient, countOnly, wideMinWidth,
-                        pos -> {
-                            synchronized (done) {
-                                done[part] = pos - cuts[part];
-                                progress.update(Arrays.stream(done).sum());
-                            }
-                        }));
+                        partProgress(progress, cuts, done, i)));
             }
             Parallel.runAll(workers);
         }
@@ -481,6 +469,16 @@ public final class FoldedReader {
             linesBefore += w.lines;
         }
         return new Parsed(workers, decided);
+    }
+
+    /** Range {@code part}'s reader reports where it got to: the progress shown is the sum over ranges. */
+    private static java.util.function.LongConsumer partProgress(Progress progress, long[] cuts, long[] done, int part) {
+        return pos -> {
+            synchronized (done) {
+                done[part] = pos - cuts[part];
+                progress.update(Arrays.stream(done).sum());
+            }
+        };
     }
 
     private static Stats stats(List<Worker> workers, long distinctStacks) {
