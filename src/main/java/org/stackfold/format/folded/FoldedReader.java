@@ -246,9 +246,8 @@ public final class FoldedReader {
     private List<WideScan> scan(Input in, LongToDoubleFunction minWidth) throws IOException {
         MemorySegment data = in.bytes();
         long size = data.byteSize();
-        long[] cuts = cutAtLines(data, size >= minParallelBytes ? threads : 1);
-        cuts[0] = FoldedSyntax.bomLength(data);
-        if (mode == Mode.DIFFERENTIAL || mode == Mode.AUTO && FoldedKind.isDifferential(data, cuts[0], true)) {
+        long[] cuts = rangeCuts(data);
+        if (decide(data, cuts[0]) == Mode.DIFFERENTIAL) {
             return null;
         }
         List<WideScan> scans = new ArrayList<>();
@@ -442,11 +441,8 @@ public final class FoldedReader {
     private Parsed parse(Input in, boolean countOnly, LongToDoubleFunction wideMinWidth) throws IOException {
         MemorySegment data = in.bytes();
         long size = data.byteSize();
-        int parts = size >= minParallelBytes ? threads : 1;
-        long[] cuts = cutAtLines(data, parts);
-        cuts[0] = FoldedSyntax.bomLength(data); // a UTF-8 byte-order mark is not part of the first frame
-        Mode decided = mode != Mode.AUTO ? mode
-                : FoldedKind.isDifferential(data, cuts[0], true) ? Mode.DIFFERENTIAL : Mode.PLAIN;
+        long[] cuts = rangeCuts(data);
+        Mode decided = decide(data, cuts[0]);
         List<Worker> workers = new ArrayList<>();
         try (Progress progress = Progress.start("reading " + in.name(), size)) {
             long[] done = new long[cuts.length - 1];
@@ -469,6 +465,18 @@ public final class FoldedReader {
             linesBefore += w.lines;
         }
         return new Parsed(workers, decided);
+    }
+
+    /** Where the readers' ranges start and end; the first starts after a UTF-8 byte-order mark (not part of the first frame). */
+    private long[] rangeCuts(MemorySegment data) {
+        long[] cuts = cutAtLines(data, data.byteSize() >= minParallelBytes ? threads : 1);
+        cuts[0] = FoldedSyntax.bomLength(data);
+        return cuts;
+    }
+
+    /** The mode asked for, or in AUTO the one the first record shows (two trailing counts: differential). */
+    private Mode decide(MemorySegment data, long start) {
+        return mode != Mode.AUTO ? mode : FoldedKind.isDifferential(data, start, true) ? Mode.DIFFERENTIAL : Mode.PLAIN;
     }
 
     /** Range {@code part}'s reader reports where it got to: the progress shown is the sum over ranges. */
