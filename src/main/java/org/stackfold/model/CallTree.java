@@ -21,7 +21,13 @@ import java.util.stream.IntStream;
  */
 public final class CallTree {
     public static final int ROOT = 0;
-    private static final int PAGE_BITS = 20;
+    /**
+     * Pages of 64K nodes (1.9 MB over all columns): a tree grows by whole pages, never copied,
+     * and holds at most one page of unused room. Java zeroes what it allocates and the kernel
+     * faults each page in, so room is not free: with pages of 1M nodes a tree of 434K nodes
+     * allocated 34 MB as its first page grew ({@code collapse perf} of the 400 MB benchmark).
+     */
+    private static final int PAGE_BITS = 16;
     private static final int PAGE = 1 << PAGE_BITS;
     private static final int PAGE_MASK = PAGE - 1;
 
@@ -218,7 +224,7 @@ public final class CallTree {
         // Halves that end at a page of other's, so each copier drops only the pages it read.
         int pages = (other.size - 1) >>> PAGE_BITS;
         int cut = Math.max(1, (pages + 1) / 2 << PAGE_BITS);
-        if (pages >= 2 && Runtime.getRuntime().availableProcessors() > 1) {
+        if (other.size > (2 << 20) && Runtime.getRuntime().availableProcessors() > 1) { // worth a second thread
             IntStream.of(1, cut).parallel().forEach(from ->
                     copyRun(other, frameMap, offset, ourFirstRoot, from, from == 1 ? cut : other.size));
         } else {
@@ -428,7 +434,7 @@ public final class CallTree {
             if (p == parentPages.length) {
                 growPageTables(p * 2);
             }
-            // The first page starts small: most profiles are far below a million nodes.
+            // The first page starts small and grows to a whole page: most profiles are small.
             newPage(p, p == 0 ? 1 << 10 : PAGE);
         } else if (p == 0 && n == parentPages[0].length) {
             growFirstPage(Math.min(PAGE, n * 4));
@@ -535,7 +541,24 @@ public final class CallTree {
      * depend on list order; walks after this visit siblings in rank order.
      */
     public void sortChildren(int[] rank) {
+        sortChildren(rank, null);
+    }
+
+    /** What a caller sees of each list of two or more siblings once it is sorted. */
+    @FunctionalInterface
+    public interface SortedSiblings {
+        /** {@code children[0, count)}: the children of {@code parent} in their new order (the array is reused). */
+        void sorted(int parent, int[] children, int count);
+    }
+
+    /**
+     * {@link #sortChildren(int[])}, showing each sorted list of two or more siblings to
+     * {@code then} (null: to nobody) in the same pass, so a caller that checks neighbouring
+     * siblings needs no second walk of a big tree's lists.
+     */
+    public void sortChildren(int[] rank, SortedSiblings then) {
         long[] keys = new long[16];
+        int[] children = then == null ? null : new int[16];
         for (int p = 0; p < size; p++) {
             int c = firstChild(p);
             if (c == 0 || nextSibling(c) == 0) {
@@ -553,14 +576,22 @@ public final class CallTree {
                 prevKey = key;
                 keys[k++] = key;
             }
-            if (sorted) {
-                continue;
+            if (!sorted) {
+                Arrays.sort(keys, 0, k);
+                firstChildPages[p >>> PAGE_BITS][p & PAGE_MASK] = (int) keys[0];
+                for (int i = 0; i < k; i++) {
+                    int n = (int) keys[i];
+                    nextSiblingPages[n >>> PAGE_BITS][n & PAGE_MASK] = i + 1 < k ? (int) keys[i + 1] : 0;
+                }
             }
-            Arrays.sort(keys, 0, k);
-            firstChildPages[p >>> PAGE_BITS][p & PAGE_MASK] = (int) keys[0];
-            for (int i = 0; i < k; i++) {
-                int n = (int) keys[i];
-                nextSiblingPages[n >>> PAGE_BITS][n & PAGE_MASK] = i + 1 < k ? (int) keys[i + 1] : 0;
+            if (then != null) {
+                if (children.length < k) {
+                    children = new int[keys.length];
+                }
+                for (int i = 0; i < k; i++) {
+                    children[i] = (int) keys[i];
+                }
+                then.sorted(p, children, k);
             }
         }
     }

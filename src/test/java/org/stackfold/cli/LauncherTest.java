@@ -108,6 +108,21 @@ class LauncherTest {
     }
 
     @Test
+    void bigInputsUnderC1AloneCompileStackfoldsOwnMethodsEarly() throws Exception {
+        String scaling = "-XX:CompileCommand=CompileThresholdScaling,org.stackfold.*::*,0.1";
+        try (var big = java.nio.channels.FileChannel.open(dir.resolve("perf-100mb.txt"), java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
+            big.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), 100L << 20); // sparse: 100 MiB
+        }
+        assertThat(jvmArguments("collapse perf perf-100mb.txt")).contains("-XX:TieredStopAtLevel=1", scaling);
+        assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:TieredStopAtLevel=1").doesNotContain(scaling);
+        assertThat(jvmArguments("collapse perf")).doesNotContain(scaling); // standard input: size unknown
+        assertThat(jvmArguments("info small.folded")).doesNotContain(scaling);
+        assertThat(jvmArguments("collapse perf perf-100mb.txt", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
+                .doesNotContain(scaling); // C2's thresholds are left alone
+    }
+
+    @Test
     void helpAndTheVersionRunWithC1Alone() throws Exception {
         for (String args : List.of("", "--version", "-V", "--help", "help info", "info --help", "flamegraph -h")) {
             assertThat(jvmArguments(args)).as(args).contains("-XX:TieredStopAtLevel=1");

@@ -85,8 +85,9 @@ public final class FoldedWriter {
         FrameTable frames = profile.frames();
         // Siblings in the order "name;" sorts: a name before its extensions unless they go on below ';'.
         ByteStringPool names = frames.names();
-        tree.sortChildren(frames.ranks((a, b) -> names.compareTerminated(frames.nameId(a), frames.nameId(b), ';')));
-        Emitter emitter = new Emitter(frames, tree, new LineBuffer(out), differential, earlyRecords(tree, frames));
+        EarlyRecords early = new EarlyRecords(tree, frames);
+        tree.sortChildren(frames.ranks((a, b) -> names.compareTerminated(frames.nameId(a), frames.nameId(b), ';')), early);
+        Emitter emitter = new Emitter(frames, tree, new LineBuffer(out), differential, early.byAnchor);
         tree.walk(emitter);
         if (emitter.failure != null) {
             throw emitter.failure;
@@ -134,44 +135,50 @@ public final class FoldedWriter {
 
     /**
      * For every node whose own record must be written before an earlier sibling's subtree: the
-     * sibling it must precede, mapped to those records in order (shorter names first).
+     * sibling it must precede, mapped to those records in order (shorter names first). Found as the
+     * siblings are sorted (one walk of the tree's lists, not two).
      */
-    private static Map<Integer, int[]> earlyRecords(CallTree tree, FrameTable frames) {
-        Map<Integer, int[]> early = new HashMap<>();
-        ByteStringPool names = frames.names();
-        int[] siblings = new int[16];
-        for (int p = 0; p < tree.size(); p++) {
-            int c = tree.firstChild(p);
-            if (c == 0 || tree.nextSibling(c) == 0) {
-                continue;
+    private static final class EarlyRecords implements CallTree.SortedSiblings {
+        final Map<Integer, int[]> byAnchor = new HashMap<>();
+        private final CallTree tree;
+        private final FrameTable frames;
+        private final ByteStringPool names;
+        private int[] nameIds = new int[16];
+
+        EarlyRecords(CallTree tree, FrameTable frames) {
+            this.tree = tree;
+            this.frames = frames;
+            this.names = frames.names();
+        }
+
+        @Override
+        public void sorted(int parent, int[] siblings, int k) {
+            if (nameIds.length < k) {
+                nameIds = new int[siblings.length];
             }
-            int k = 0;
-            for (; c != 0; c = tree.nextSibling(c)) {
-                if (k == siblings.length) {
-                    siblings = Arrays.copyOf(siblings, k * 2);
-                }
-                siblings[k++] = c;
+            int[] ids = nameIds;
+            for (int i = 0; i < k; i++) {
+                ids[i] = frames.nameId(tree.frame(siblings[i]));
             }
             for (int i = 1; i < k; i++) {
-                int x = frames.nameId(tree.frame(siblings[i]));
-                if (!names.startsWith(frames.nameId(tree.frame(siblings[i - 1])), x)) {
+                int x = ids[i];
+                if (!names.startsWith(ids[i - 1], x)) {
                     continue;
                 }
                 int j = i - 1;
-                while (j > 0 && names.startsWith(frames.nameId(tree.frame(siblings[j - 1])), x)) {
+                while (j > 0 && names.startsWith(ids[j - 1], x)) {
                     j--;
                 }
-                int[] list = early.getOrDefault(siblings[j], new int[0]);
+                int[] list = byAnchor.getOrDefault(siblings[j], new int[0]);
                 int[] grown = Arrays.copyOf(list, list.length + 1);
                 grown[list.length] = siblings[i];
                 // Among records anchored at one sibling, shorter names (prefixes of longer ones) first.
                 Integer[] boxed = Arrays.stream(grown).boxed().toArray(Integer[]::new);
                 Arrays.sort(boxed, (u, v) -> Integer.compare(names.length(frames.nameId(tree.frame(u))),
                         names.length(frames.nameId(tree.frame(v)))));
-                early.put(siblings[j], Arrays.stream(boxed).mapToInt(Integer::intValue).toArray());
+                byAnchor.put(siblings[j], Arrays.stream(boxed).mapToInt(Integer::intValue).toArray());
             }
         }
-        return early;
     }
 
     /** Builds each stack's bytes incrementally as the walk goes down, and writes the non-zero ones. */
