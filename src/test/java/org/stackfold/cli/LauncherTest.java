@@ -123,6 +123,16 @@ class LauncherTest {
     }
 
     @Test
+    void collapsePerfUnderC1InlinesTheLineCache() throws Exception {
+        String hint = "-XX:CompileCommand=inline,org.stackfold.collapse.perf.LineCache::*";
+        assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:TieredStopAtLevel=1", hint);
+        assertThat(jvmArguments("collapse perf")).contains(hint); // perf script | stackfold collapse perf
+        assertThat(jvmArguments("info small.folded")).doesNotContain(hint);
+        assertThat(jvmArguments("collapse perf big.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
+                .doesNotContain(hint);
+    }
+
+    @Test
     void helpAndTheVersionRunWithC1Alone() throws Exception {
         for (String args : List.of("", "--version", "-V", "--help", "help info", "info --help", "flamegraph -h")) {
             assertThat(jvmArguments(args)).as(args).contains("-XX:TieredStopAtLevel=1");
