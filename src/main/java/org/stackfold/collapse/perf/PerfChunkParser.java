@@ -150,6 +150,7 @@ final class PerfChunkParser implements Runnable {
         try (source) { // a mapped window is unmapped by the thread that mapped it
             stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
         }
+        stacks.addTo(tree);
         if (stop != null && error == null) {
             fail(lines + 1, stop.reason());
         }
@@ -580,12 +581,11 @@ final class PerfChunkParser implements Runnable {
     private int[] pathLens = new int[16];
 
     /**
-     * A stack not seen before: walked into the tree and remembered (kept apart from the hot path).
-     * The walk starts below the levels it shares with the last new stack under the same root frame
+     * A stack past the stack cache's cap, walked into the tree at once. The walk starts below the levels it shares with the last new stack under the same root frame
      * (a process's samples share their outer frames, and processes interleave), so only the
      * differing part costs tree lookups.
      */
-    private int newStack(int h, int root) {
+    private int newStack(int root) {
         int len = depth + 1;
         int r = root + 1;
         if (r >= pathLens.length) {
@@ -624,21 +624,27 @@ final class PerfChunkParser implements Runnable {
             nodes[i] = node;
         }
         pathLens[r] = len;
-        stacks.put(h, root, stack, depth, node);
         return node;
     }
 
-    /** Closes the open sample: walks its frames root first into the tree and adds its weight. */
+    /**
+     * Closes the open sample: its stack's weight is added in the stack cache, which walks the
+     * distinct stacks into the tree at the end of the range ({@link #parse}).
+     */
     private void endSample() {
         if (inSample && !skipping) {
             int root = skipRemaining ? -1 : pnameFrame;
             int h = StackCache.hash(root, stack, depth);
-            int node = stacks.find(h, root, stack, depth);
-            if (node < 0) {
-                node = newStack(h, root);
+            int at = stacks.find(h, root, stack, depth);
+            if (at >= 0) {
+                stacks.add(at, period);
+            } else if (!stacks.put(h, root, stack, depth, period)) {
+                int node = newStack(root);
+                if (node != CallTree.ROOT) {
+                    tree.addSelf(node, period);
+                }
             }
-            if (node != CallTree.ROOT) {
-                tree.addSelf(node, period);
+            if (root >= 0 || depth > 0) { // else the stack is the tree's root: not counted
                 samples++;
             }
         }
