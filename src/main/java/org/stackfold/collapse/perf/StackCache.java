@@ -14,23 +14,30 @@ import org.stackfold.model.CallTree;
  * point every node is new, so an empty tree is built without a single lookup (walking each new stack
  * in as it came cost 1.15M lookups through sibling lists spread over the tree's columns).
  *
- * <p>A stack is one record in an int arena: its hash, its weight (two ints), its depth, its frames
+ * <p>A stack is one record in an int arena: its weight (two ints), its depth, its frames
  * leaf first as the parser collects them, then the root frame (-1: none). The arena stops growing at
  * a cap; past it, {@link #put} refuses and the parser walks such stacks into the tree itself.
  */
 final class StackCache {
     private static final int MAX_INTS = 8 << 20;
-    private static final int HASH = 0;
-    private static final int WEIGHT_HIGH = 1;
-    private static final int WEIGHT_LOW = 2;
-    private static final int DEPTH = 3;
-    private static final int FRAMES = 4;
+    private static final int WEIGHT_HIGH = 0;
+    private static final int WEIGHT_LOW = 1;
+    private static final int DEPTH = 2;
+    private static final int FRAMES = 3;
 
     private int[] arena = new int[1 << 14];
     private int used;
     private int count;
-    private int[] table = new int[1 << 12]; // record offset + 1; 0 = empty
+    // Slots: the stack's hash above its record's offset + 1; 0 = empty. Probing compares hashes in
+    // the table itself, so only the record of a likely match is read.
+    private long[] table = new long[1 << 12];
     private int mask = table.length - 1;
+    // While addTo sorts: the stacks as paths, a path element of each, how many elements each path
+    // shares with the one before it, and the merge sort's buffer.
+    private long[] order;
+    private int[] keys;
+    private int[] shared;
+    private long[] tmp;
 
     static int hash(int root, int[] stack, int depth) {
         int h = root * 0x9E3779B9;
@@ -44,14 +51,15 @@ final class StackCache {
     /** The record of the stack, or -1. */
     int find(int h, int root, int[] stack, int depth) {
         int[] a = arena;
-        int[] t = table;
+        long[] t = table;
         int m = mask;
         for (int slot = h & m; ; slot = (slot + 1) & m) {
-            int at = t[slot] - 1;
-            if (at < 0) {
+            long e = t[slot];
+            if (e == 0) {
                 return -1;
             }
-            if (a[at + HASH] == h && a[at + DEPTH] == depth && a[at + FRAMES + depth] == root
+            int at = (int) e - 1;
+            if ((int) (e >>> 32) == h && a[at + DEPTH] == depth && a[at + FRAMES + depth] == root
                     && Arrays.equals(a, at + FRAMES, at + FRAMES + depth, stack, 0, depth)) {
                 return at;
             }
@@ -77,7 +85,6 @@ final class StackCache {
         }
         int at = used;
         int[] a = arena;
-        a[at + HASH] = h;
         a[at + WEIGHT_HIGH] = (int) (weight >>> 32);
         a[at + WEIGHT_LOW] = (int) weight;
         a[at + DEPTH] = depth;
@@ -85,23 +92,25 @@ final class StackCache {
         a[at + FRAMES + depth] = root;
         used += len;
         if (++count * 2 > table.length) {
-            table = new int[table.length * 2];
+            long[] old = table;
+            table = new long[old.length * 2];
             mask = table.length - 1;
-            for (int r = 0; r < used; r += FRAMES + a[r + DEPTH] + 1) {
-                insert(r);
+            for (long e : old) {
+                if (e != 0) {
+                    insert(e);
+                }
             }
-        } else {
-            insert(at);
         }
+        insert((long) h << 32 | (at + 1));
         return true;
     }
 
-    private void insert(int at) {
-        int slot = arena[at + HASH] & mask;
+    private void insert(long e) {
+        int slot = (int) (e >>> 32) & mask;
         while (table[slot] != 0) {
             slot = (slot + 1) & mask;
         }
-        table[slot] = at + 1;
+        table[slot] = e;
     }
 
     /**
@@ -113,92 +122,116 @@ final class StackCache {
     void addTo(CallTree tree) {
         // Each stack as its path's outermost index in the arena (its root, else its last frame)
         // above the index of its first frame: the sort reads the path alone, from the top down.
-        long[] order = new long[count];
-        int n = 0;
+        int n = count;
+        order = new long[n];
+        keys = new int[n];
+        shared = new int[n];
+        tmp = new long[n];
+        int i = 0;
         for (int r = 0; r < used; r += FRAMES + arena[r + DEPTH] + 1) {
             int top = r + FRAMES + arena[r + DEPTH];
-            order[n++] = (long) (arena[top] < 0 ? top - 1 : top) << 32 | (r + FRAMES);
+            order[i++] = (long) (arena[top] < 0 ? top - 1 : top) << 32 | (r + FRAMES);
         }
-        sort(order, new int[n], new long[n], 0, n, 0, false, 96);
-        boolean fresh = tree.size() == 1;
+        sort(0, n, 0, false, 96);
+        long[] x = order;
+        int[] lcp = shared;
         int[] a = arena;
-        int[] path = new int[64]; // the previous stack's path (frame ids, root first) and its nodes
-        int[] nodes = new int[64];
-        int pathLen = 0;
-        for (int i = 0; i < n; i++) {
-            int top = (int) (order[i] >>> 32);
-            int start = (int) order[i];
+        boolean fresh = tree.size() == 1;
+        if (fresh) {
+            long nodes = 0;
+            for (i = 0; i < n; i++) {
+                nodes += (int) (x[i] >>> 32) - (int) x[i] + 1 - lcp[i];
+            }
+            tree.reserve((int) Math.min(nodes, Integer.MAX_VALUE));
+        }
+        int[] path = new int[64]; // the nodes of the previous stack's path, root first
+        for (i = 0; i < n; i++) {
+            int top = (int) (x[i] >>> 32);
+            int start = (int) x[i];
             int len = top - start + 1;
             if (len > path.length) {
                 path = Arrays.copyOf(path, Math.max(len, path.length * 2));
-                nodes = Arrays.copyOf(nodes, path.length);
             }
-            int k = 0;
-            int limit = Math.min(len, pathLen);
-            while (k < limit && path[k] == a[top - k]) {
-                k++;
-            }
-            int node = k == 0 ? CallTree.ROOT : nodes[k - 1];
+            int k = lcp[i];
+            int node = k == 0 ? CallTree.ROOT : path[k - 1];
             boolean created = fresh;
             for (int d = k; d < len; d++) {
                 int f = a[top - d];
                 int found = created ? -1 : tree.find(node, f);
                 created = found < 0;
                 node = created ? tree.newChild(node, f) : found;
-                path[d] = f;
-                nodes[d] = node;
+                path[d] = node;
             }
-            pathLen = len;
             if (node != CallTree.ROOT) {
                 int at = start - FRAMES;
                 tree.addSelf(node, ((long) a[at + WEIGHT_HIGH] << 32) | (a[at + WEIGHT_LOW] & 0xFFFFFFFFL));
             }
         }
+        order = tmp = null;
+        keys = shared = null;
         arena = new int[16];
         used = 0;
         count = 0;
-        table = new int[1 << 12];
+        table = new long[1 << 12];
         mask = table.length - 1;
     }
 
     /**
-     * Sorts paths (see {@link #addTo}) root first, a path before its extensions: a three-way radix
+     * Sorts {@link #order}'s paths root first, a path before its extensions, and notes in
+     * {@link #shared} how many elements each shares with the one before: a three-way radix
      * quicksort, which reads each path element once per partition at its depth instead of comparing
-     * whole shared prefixes again and again. Paths in [from, to) agree on their first {@code d}
-     * elements; {@code keys} holds their element {@code d} where {@code keysRead}. Past {@code budget}
-     * nested partitions (bad pivots), a merge sort takes over: no deep recursion, whatever the input.
+     * whole shared prefixes again and again, and learns the shared lengths on the way. Paths in
+     * [from, to) agree on their first {@code d} elements; {@link #keys} holds their element
+     * {@code d} where {@code keysRead}. Past {@code budget} nested partitions (bad pivots), a merge
+     * sort takes over: no deep recursion, whatever the input.
      */
-    private void sort(long[] x, int[] keys, long[] tmp, int from, int to, int d, boolean keysRead, int budget) {
+    private void sort(int from, int to, int d, boolean keysRead, int budget) {
+        long[] x = order;
+        int[] k = keys;
         while (to - from > 1) {
             if (to - from <= 12 || budget == 0) {
-                mergeSort(x, tmp, from, to, d);
+                mergeSort(from, to, d);
+                for (int i = from + 1; i < to; i++) {
+                    shared[i] = common(x[i - 1], x[i], d);
+                }
                 return;
             }
             if (!keysRead) {
                 for (int i = from; i < to; i++) {
-                    keys[i] = key(x[i], d);
+                    k[i] = key(x[i], d);
                 }
             }
-            int p1 = keys[from];
-            int p2 = keys[(from + to) >>> 1];
-            int p3 = keys[to - 1];
+            int p1 = k[from];
+            int p2 = k[(from + to) >>> 1];
+            int p3 = k[to - 1];
             int v = Math.max(Math.min(p1, p2), Math.min(Math.max(p1, p2), p3));
             int lt = from;
             int gt = to;
             for (int i = from; i < gt; ) {
-                int k = keys[i];
-                if (k < v) {
-                    swap(x, keys, lt++, i++);
-                } else if (k > v) {
-                    swap(x, keys, i, --gt);
+                int key = k[i];
+                if (key < v) {
+                    swap(x, k, lt++, i++);
+                } else if (key > v) {
+                    swap(x, k, i, --gt);
                 } else {
                     i++;
                 }
             }
-            sort(x, keys, tmp, from, lt, d, true, budget - 1);
-            sort(x, keys, tmp, gt, to, d, true, budget - 1);
+            if (lt > from) {
+                shared[lt] = d;
+            }
+            if (gt < to) {
+                shared[gt] = d;
+            }
+            sort(from, lt, d, true, budget - 1);
+            sort(gt, to, d, true, budget - 1);
             if (v < 0) {
-                return; // these paths end here: all equal
+                // These paths end here: equal (a stack without root frame whose outermost frame
+                // has the name of a root frame, and that root's stack).
+                for (int i = lt + 1; i < gt; i++) {
+                    shared[i] = d;
+                }
+                return;
             }
             from = lt;
             to = gt;
@@ -223,7 +256,8 @@ final class StackCache {
     }
 
     /** Merge sort of paths that agree on their first {@code d} elements. */
-    private void mergeSort(long[] x, long[] tmp, int from, int to, int d) {
+    private void mergeSort(int from, int to, int d) {
+        long[] x = order;
         if (to - from <= 12) {
             for (int i = from + 1; i < to; i++) {
                 long v = x[i];
@@ -237,34 +271,43 @@ final class StackCache {
             return;
         }
         int mid = (from + to) >>> 1;
-        mergeSort(x, tmp, from, mid, d);
-        mergeSort(x, tmp, mid, to, d);
+        mergeSort(from, mid, d);
+        mergeSort(mid, to, d);
         if (compare(x[mid - 1], x[mid], d) <= 0) {
             return;
         }
-        System.arraycopy(x, from, tmp, from, to - from);
+        long[] t = tmp;
+        System.arraycopy(x, from, t, from, to - from);
         int i = from;
         int j = mid;
         for (int k = from; k < to; k++) {
-            x[k] = j >= to || (i < mid && compare(tmp[i], tmp[j], d) <= 0) ? tmp[i++] : tmp[j++];
+            x[k] = j >= to || (i < mid && compare(t[i], t[j], d) <= 0) ? t[i++] : t[j++];
         }
     }
 
     /** Compares two paths from element {@code d} on. */
     private int compare(long p, long q, int d) {
+        int tp = (int) (p >>> 32);
+        int tq = (int) (q >>> 32);
+        int c = common(p, q, d);
+        int lp = tp - (int) p + 1;
+        int lq = tq - (int) q + 1;
+        if (c == lp || c == lq) {
+            return lp - lq;
+        }
+        return arena[tp - c] < arena[tq - c] ? -1 : 1;
+    }
+
+    /** How many elements two paths share, given that they share the first {@code d}. */
+    private int common(long p, long q, int d) {
         int[] a = arena;
         int tp = (int) (p >>> 32);
         int tq = (int) (q >>> 32);
-        int lp = tp - (int) p;
-        int lq = tq - (int) q;
-        int n = Math.min(lp, lq);
-        for (int i = d; i <= n; i++) {
-            int fp = a[tp - i];
-            int fq = a[tq - i];
-            if (fp != fq) {
-                return fp < fq ? -1 : 1;
-            }
+        int n = Math.min(tp - (int) p, tq - (int) q) + 1;
+        int i = d;
+        while (i < n && a[tp - i] == a[tq - i]) {
+            i++;
         }
-        return lp - lq;
+        return i;
     }
 }
