@@ -17,7 +17,8 @@ import org.stackfold.model.FrameTable;
  * <p>Per line: one pass finds the newline and hashes the line ({@link PerfBytes#scanLine}); inside
  * a sample, a line seen before is looked up in the {@link LineCache} and its frames are pushed
  * without parsing. Only new lines, event lines and blank lines take the slow path. A sample's
- * frames are collected leaf first and walked into the tree at its end, weighted by its period.
+ * frames are collected leaf first; at its end its period is added to its stack's weight in the
+ * {@link StackCache}, which walks the distinct stacks into the tree once the range is read.
  *
  * <p>Line classification (robust where the peers are not): a blank or whitespace-only line ends
  * the sample; {@code #} at column 0 is a comment; outside a sample a line is an event line (a frame
@@ -91,7 +92,8 @@ final class PerfChunkParser implements Runnable {
      * line and parsed as a frame again (a tenth of the lines of the 400 MB benchmark).
      */
     private final LineCache skippedLines = new LineCache();
-    private final StackCache stacks = new StackCache();
+    /** The distinct stacks and their weights (package-private: tests give it a small cap). */
+    StackCache stacks = new StackCache(StackCache.MAX_INTS);
     private int[] pool = new int[4096];
     private int poolUsed;
     private final int[] hashOut = new int[1];

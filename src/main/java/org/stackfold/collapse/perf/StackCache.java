@@ -19,13 +19,16 @@ import org.stackfold.model.CallTree;
  * a cap; past it, {@link #put} refuses and the parser walks such stacks into the tree itself.
  */
 final class StackCache {
-    private static final int MAX_INTS = 8 << 20;
+    static final int MAX_INTS = 8 << 20;
+    /** Nested partitions the sort allows before it merge-sorts the rest (about 2 log2 of 8M paths). */
+    private static final int SORT_BUDGET = 96;
     private static final int WEIGHT_HIGH = 0;
     private static final int WEIGHT_LOW = 1;
     private static final int DEPTH = 2;
     private static final int FRAMES = 3;
 
-    private int[] arena = new int[1 << 14];
+    private final int maxInts;
+    private int[] arena;
     private int used;
     private int count;
     // Slots: the stack's hash above its record's offset + 1; 0 = empty. Probing compares hashes in
@@ -40,6 +43,12 @@ final class StackCache {
     private long[] tmp;
 
     /** Two interleaved multiply chains (C1 runs them side by side: 25% less time than one). */
+    /** A cache whose arena holds at most {@code maxInts} ints (a stack takes its depth + 4). */
+    StackCache(int maxInts) {
+        this.maxInts = maxInts;
+        arena = new int[Math.min(1 << 14, maxInts)];
+    }
+
     static int hash(int root, int[] stack, int depth) {
         int h = root * 0x9E3779B9;
         int g = depth;
@@ -85,10 +94,10 @@ final class StackCache {
     boolean put(int h, int root, int[] stack, int depth, long weight) {
         int len = FRAMES + depth + 1;
         if (used + len > arena.length) {
-            if (used + (long) len > MAX_INTS) {
+            if (used + (long) len > maxInts) {
                 return false;
             }
-            arena = Arrays.copyOf(arena, (int) Math.min(MAX_INTS, Math.max(arena.length * 2L, used + len)));
+            arena = Arrays.copyOf(arena, (int) Math.min(maxInts, Math.max(arena.length * 2L, used + len)));
         }
         int at = used;
         int[] a = arena;
@@ -127,6 +136,11 @@ final class StackCache {
      * The cache is emptied.
      */
     void addTo(CallTree tree) {
+        addTo(tree, SORT_BUDGET);
+    }
+
+    /** {@link #addTo(CallTree)} with a given sort budget (tests: 0 merge-sorts all). */
+    void addTo(CallTree tree, int sortBudget) {
         // Each stack as its path's outermost index in the arena (its root, else its last frame)
         // above the index of its first frame: the sort reads the path alone, from the top down.
         int n = count;
@@ -139,7 +153,7 @@ final class StackCache {
             int top = r + FRAMES + arena[r + DEPTH];
             order[i++] = (long) (arena[top] < 0 ? top - 1 : top) << 32 | (r + FRAMES);
         }
-        sort(0, n, 0, false, 96);
+        sort(0, n, 0, false, sortBudget);
         long[] x = order;
         int[] lcp = shared;
         int[] a = arena;
