@@ -36,7 +36,7 @@ final class StackCache {
     private long[] table = new long[1 << 12];
     private int mask = table.length - 1;
     // While addTo sorts: the stacks as paths, a path element of each, how many elements each path
-    // shares with the one before it, and the merge sort's buffer.
+    // shares with the one before it, and the merge sort's buffer (made when first needed).
     private long[] order;
     private int[] keys;
     private int[] shared;
@@ -147,7 +147,6 @@ final class StackCache {
         order = new long[n];
         keys = new int[n];
         shared = new int[n];
-        tmp = new long[n];
         int i = 0;
         for (int r = 0; r < used; r += FRAMES + arena[r + DEPTH] + 1) {
             int top = r + FRAMES + arena[r + DEPTH];
@@ -296,6 +295,9 @@ final class StackCache {
         mergeSort(mid, to, d);
         if (compare(x[mid - 1], x[mid], d) <= 0) {
             return;
+        }
+        if (tmp == null) {
+            tmp = new long[order.length]; // only past the sort's budget: most sorts never merge
         }
         long[] t = tmp;
         System.arraycopy(x, from, t, from, to - from);
