@@ -220,7 +220,7 @@ public final class CallTree {
         int theirFirstRoot = other.firstChild(ROOT);
         int theirRootCount = other.childCount(ROOT);
         int newSize = Math.addExact(size, other.size - 1);
-        reserve(newSize);
+        grow(newSize);
         // Halves that end at a page of other's, so each copier drops only the pages it read.
         int pages = (other.size - 1) >>> PAGE_BITS;
         int cut = Math.max(1, (pages + 1) / 2 << PAGE_BITS);
@@ -370,10 +370,18 @@ public final class CallTree {
     }
 
     /**
+     * Makes room for {@code more} nodes ahead of creating them one by one, so that the first page
+     * is not regrown (copied) on the way nor allocated far larger than needed.
+     */
+    public void reserve(int more) {
+        grow(Math.addExact(size, more));
+    }
+
+    /**
      * Makes room for nodes up to {@code newSize} (exclusive) ahead of filling them in bulk: the page
      * table, and the first page at its full length; later pages come with {@link #ensurePage}.
      */
-    private void reserve(int newSize) {
+    private void grow(int newSize) {
         int lastPage = (newSize - 1) >>> PAGE_BITS;
         if (lastPage >= parentPages.length) {
             growPageTables(Math.max(parentPages.length * 2, lastPage + 1));

@@ -17,7 +17,8 @@ import org.stackfold.model.FrameTable;
  * <p>Per line: one pass finds the newline and hashes the line ({@link PerfBytes#scanLine}); inside
  * a sample, a line seen before is looked up in the {@link LineCache} and its frames are pushed
  * without parsing. Only new lines, event lines and blank lines take the slow path. A sample's
- * frames are collected leaf first and walked into the tree at its end, weighted by its period.
+ * frames are collected leaf first; at its end its period is added to its stack's weight in the
+ * {@link StackCache}, which walks the distinct stacks into the tree once the range is read.
  *
  * <p>Line classification (robust where the peers are not): a blank or whitespace-only line ends
  * the sample; {@code #} at column 0 is a comment; outside a sample a line is an event line (a frame
@@ -91,7 +92,8 @@ final class PerfChunkParser implements Runnable {
      * line and parsed as a frame again (a tenth of the lines of the 400 MB benchmark).
      */
     private final LineCache skippedLines = new LineCache();
-    private final StackCache stacks = new StackCache();
+    /** The distinct stacks and their weights (package-private: tests give it a small cap). */
+    StackCache stacks = new StackCache(StackCache.MAX_INTS);
     private int[] pool = new int[4096];
     private int poolUsed;
     private final int[] hashOut = new int[1];
@@ -150,6 +152,7 @@ final class PerfChunkParser implements Runnable {
         try (source) { // a mapped window is unmapped by the thread that mapped it
             stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
         }
+        stacks.addTo(tree);
         if (stop != null && error == null) {
             fail(lines + 1, stop.reason());
         }
@@ -580,12 +583,11 @@ final class PerfChunkParser implements Runnable {
     private int[] pathLens = new int[16];
 
     /**
-     * A stack not seen before: walked into the tree and remembered (kept apart from the hot path).
-     * The walk starts below the levels it shares with the last new stack under the same root frame
+     * A stack past the stack cache's cap, walked into the tree at once. The walk starts below the levels it shares with the last new stack under the same root frame
      * (a process's samples share their outer frames, and processes interleave), so only the
      * differing part costs tree lookups.
      */
-    private int newStack(int h, int root) {
+    private int newStack(int root) {
         int len = depth + 1;
         int r = root + 1;
         if (r >= pathLens.length) {
@@ -624,21 +626,27 @@ final class PerfChunkParser implements Runnable {
             nodes[i] = node;
         }
         pathLens[r] = len;
-        stacks.put(h, root, stack, depth, node);
         return node;
     }
 
-    /** Closes the open sample: walks its frames root first into the tree and adds its weight. */
+    /**
+     * Closes the open sample: its stack's weight is added in the stack cache, which walks the
+     * distinct stacks into the tree at the end of the range ({@link #parse}).
+     */
     private void endSample() {
         if (inSample && !skipping) {
             int root = skipRemaining ? -1 : pnameFrame;
             int h = StackCache.hash(root, stack, depth);
-            int node = stacks.find(h, root, stack, depth);
-            if (node < 0) {
-                node = newStack(h, root);
+            int at = stacks.find(h, root, stack, depth);
+            if (at >= 0) {
+                stacks.add(at, period);
+            } else if (!stacks.put(h, root, stack, depth, period)) {
+                int node = newStack(root);
+                if (node != CallTree.ROOT) {
+                    tree.addSelf(node, period);
+                }
             }
-            if (node != CallTree.ROOT) {
-                tree.addSelf(node, period);
+            if (root >= 0 || depth > 0) { // else the stack is the tree's root: not counted
                 samples++;
             }
         }
