@@ -1,5 +1,6 @@
 package org.stackfold.collapse.perf;
 
+import org.stackfold.io.ByteBlocks;
 import org.stackfold.io.Parallel;
 
 import java.io.IOException;
@@ -223,43 +224,49 @@ public final class PerfCollapser implements Collapser {
         }
     }
 
-    /** The event of the first event line that names one, or null. Reads at most the first 64 MiB. */
+    /**
+     * The event of the first event line that names one, or null. Reads at most the first 64 MiB,
+     * in blocks copied out of the mapping (a byte at a time through the segment cost a one-shot run
+     * some 10 ms of interpreted code and method-handle set-up).
+     */
     static String firstEvent(MemorySegment data, boolean perl) {
-        long size = Math.min(data.byteSize(), 64L << 20);
         EventLine ev = new EventLine();
         FrameLine fr = new FrameLine();
-        byte[] buf = new byte[4096];
-        long s = 0;
-        boolean inSample = false;
-        while (s < size) {
-            long e = s;
-            while (e < size && data.get(ValueLayout.JAVA_BYTE, e) != '\n') {
-                e++;
-            }
-            int len = (int) Math.min(e - s, 1 << 20);
-            if (len > buf.length) {
-                buf = new byte[len];
-            }
-            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, s, buf, 0, len);
-            boolean blank = true;
-            for (int i = 0; i < len; i++) {
-                blank &= PerfBytes.isSpace(buf[i]);
-            }
-            if (len > 0 && buf[0] == '#') {
-                // comment
-            } else if (blank) {
-                inSample = false;
-            } else if (!(inSample && PerfBytes.isSpace(buf[0]) && fr.parse(buf, 0, len)) && ev.parse(buf, 0, len)) {
-                if (!ev.sideBand) {
-                    if (ev.eventStart >= 0 && (!perl || ev.perlSeesEvent)) {
-                        return new String(buf, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8);
-                    }
-                    inSample = true;
+        String[] found = {null};
+        boolean[] inSample = {false};
+        ByteBlocks.read(data, 0, Math.min(data.byteSize(), 64L << 20), PerfChunkParser.MAX_LINE, (buf, start, filled, last) -> {
+            int s = start;
+            while (s < filled) {
+                int e = s;
+                while (e < filled && buf[e] != '\n') {
+                    e++;
                 }
+                if (e == filled && !last) {
+                    return s; // the rest of this line comes with the next block
+                }
+                int end = s + Math.min(e - s, 1 << 20);
+                boolean blank = true;
+                for (int i = s; i < end; i++) {
+                    blank &= PerfBytes.isSpace(buf[i]);
+                }
+                if (end > s && buf[s] == '#') {
+                    // comment
+                } else if (blank) {
+                    inSample[0] = false;
+                } else if (!(inSample[0] && PerfBytes.isSpace(buf[s]) && fr.parse(buf, s, end)) && ev.parse(buf, s, end)) {
+                    if (!ev.sideBand) {
+                        if (ev.eventStart >= 0 && (!perl || ev.perlSeesEvent)) {
+                            found[0] = new String(buf, ev.eventStart, ev.eventEnd - ev.eventStart, StandardCharsets.UTF_8);
+                            return -1;
+                        }
+                        inSample[0] = true;
+                    }
+                }
+                s = e + 1;
             }
-            s = e + 1;
-        }
-        return null;
+            return filled;
+        }, done -> { });
+        return found[0];
     }
 
     /**

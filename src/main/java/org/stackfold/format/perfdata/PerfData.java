@@ -20,9 +20,24 @@ public final class PerfData {
     private PerfData() {
     }
 
-    /** True where the first bytes are perf.data's magic "PERFILE2" (either byte order). */
+    private static final byte[] MAGIC = {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2'};
+
+    /**
+     * True where the first bytes are perf.data's magic "PERFILE2" (either byte order). Kept out of
+     * {@link PerfDataFile}, whose class set-up (its layouts) would otherwise be paid by every
+     * {@code collapse perf} of text: some 5 ms of a one-shot run.
+     */
     public static boolean sniff(byte[] head, int length) {
-        return PerfDataFile.hasMagic(head, length);
+        if (length < MAGIC.length) {
+            return false;
+        }
+        boolean forward = true;
+        boolean backward = true;
+        for (int i = 0; i < MAGIC.length; i++) {
+            forward &= head[i] == MAGIC[i];
+            backward &= head[i] == MAGIC[MAGIC.length - 1 - i];
+        }
+        return forward || backward;
     }
 
     public static Profile collapse(Input in, PerfOptions options, Consumer<String> warnings) throws IOException {

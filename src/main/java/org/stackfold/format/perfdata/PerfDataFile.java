@@ -54,14 +54,6 @@ final class PerfDataFile {
     /** Build ids by file name (BUILD_ID feature), hexadecimal. */
     final Map<String, String> buildIds = new LinkedHashMap<>();
 
-    static boolean hasMagic(byte[] head, int length) {
-        if (length < 8) {
-            return false;
-        }
-        return new String(head, 0, 8, StandardCharsets.ISO_8859_1).equals("PERFILE2")
-                || new String(head, 0, 8, StandardCharsets.ISO_8859_1).equals("2ELIFREP");
-    }
-
     PerfDataFile(String name, MemorySegment data) {
         this.name = name;
         this.data = data;
