@@ -3,9 +3,9 @@ package org.stackfold.collapse.perf;
 import java.util.Arrays;
 
 /**
- * The bookkeeping {@link LineCache} and {@link StackCache} share: entries (hash, key offset, key
- * length, value) found through an open-addressing table of entry ids. Each cache keeps its keys in
- * its own arena (bytes, or frame ids) and compares them itself while probing:
+ * The bookkeeping of {@link LineCache} (both the frame lines and the lines of samples not counted):
+ * entries (hash, key offset, key length, value) found through an open-addressing table of entry ids.
+ * The cache keeps its keys in its own byte arena and compares them itself while probing:
  * <pre>for (int slot = e.slot(h); ; slot = e.next(slot)) { int id = e.entry(slot); ... }</pre>
  * Hashes must be well mixed already: the slot is the hash's low bits.
  */
