@@ -3,7 +3,6 @@ package org.stackfold.io;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -40,7 +39,7 @@ public final class ByteBlocks {
                     return -1;
                 }
                 int n = (int) Math.min(remaining, len);
-                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, at[0], b, off, n);
+                SegmentBytes.copy(data, at[0], b, off, n);
                 at[0] += n;
                 return n;
             };

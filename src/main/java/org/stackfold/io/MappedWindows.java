@@ -3,7 +3,6 @@ package org.stackfold.io;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 
 /**
@@ -45,7 +44,7 @@ public final class MappedWindows implements ByteBlocks.Source, AutoCloseable {
             window = channel.map(FileChannel.MapMode.READ_ONLY, at, Math.min(windowSize, to - at), arena);
         }
         int n = (int) Math.min(len, windowStart + window.byteSize() - at);
-        MemorySegment.copy(window, ValueLayout.JAVA_BYTE, at - windowStart, b, off, n);
+        SegmentBytes.copy(window, at - windowStart, b, off, n);
         at += n;
         return n;
     }

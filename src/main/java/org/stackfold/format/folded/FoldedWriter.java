@@ -139,6 +139,7 @@ public final class FoldedWriter {
      * siblings are sorted (one walk of the tree's lists, not two).
      */
     private static final class EarlyRecords implements CallTree.SortedSiblings {
+        private static final int[] NONE = {};
         final Map<Integer, int[]> byAnchor = new HashMap<>();
         private final CallTree tree;
         private final FrameTable frames;
@@ -169,14 +170,20 @@ public final class FoldedWriter {
                 while (j > 0 && names.startsWith(ids[j - 1], x)) {
                     j--;
                 }
-                int[] list = byAnchor.getOrDefault(siblings[j], new int[0]);
-                int[] grown = Arrays.copyOf(list, list.length + 1);
-                grown[list.length] = siblings[i];
-                // Among records anchored at one sibling, shorter names (prefixes of longer ones) first.
-                Integer[] boxed = Arrays.stream(grown).boxed().toArray(Integer[]::new);
-                Arrays.sort(boxed, (u, v) -> Integer.compare(names.length(frames.nameId(tree.frame(u))),
-                        names.length(frames.nameId(tree.frame(v)))));
-                byAnchor.put(siblings[j], Arrays.stream(boxed).mapToInt(Integer::intValue).toArray());
+                // Among records anchored at one sibling, shorter names (prefixes of longer ones)
+                // first: inserted after those no longer than its own. Plain loops, no streams or
+                // lambdas: their first use spins classes at run time, paid by one-shot commands.
+                int[] list = byAnchor.getOrDefault(siblings[j], NONE);
+                int length = names.length(x);
+                int at = list.length;
+                while (at > 0 && names.length(frames.nameId(tree.frame(list[at - 1]))) > length) {
+                    at--;
+                }
+                int[] grown = new int[list.length + 1];
+                System.arraycopy(list, 0, grown, 0, at);
+                grown[at] = siblings[i];
+                System.arraycopy(list, at, grown, at + 1, list.length - at);
+                byAnchor.put(siblings[j], grown);
             }
         }
     }
@@ -211,12 +218,12 @@ public final class FoldedWriter {
                 marks = null;
             } else {
                 marks = new byte[tree.size()];
-                early.forEach((anchor, records) -> {
-                    marks[anchor] |= ANCHOR;
-                    for (int x : records) {
+                for (Map.Entry<Integer, int[]> e : early.entrySet()) {
+                    marks[e.getKey()] |= ANCHOR;
+                    for (int x : e.getValue()) {
                         marks[x] |= EARLY;
                     }
-                });
+                }
             }
         }
 
