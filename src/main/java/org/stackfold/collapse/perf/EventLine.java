@@ -123,8 +123,16 @@ final class EventLine {
     /** Comms of recent event lines, most recently used first, for {@link #parseUsual}. */
     private final byte[][] comms = new byte[16][];
 
+    /**
+     * The comm of the last line {@link #parse} read the usual way, as one of the remembered comms
+     * (the same array each time for the same comm, never changed), else null: a caller may key what
+     * it derives from the comm on this array's identity.
+     */
+    byte[] usualComm;
+
     /** True where b[s, e) is an event line; fields are set. */
     boolean parse(byte[] b, int s, int e) {
+        usualComm = null;
         return parseUsual(b, s, e) || parseAny(b, s, e);
     }
 
@@ -150,6 +158,7 @@ final class EventLine {
                     System.arraycopy(comms, 0, comms, 1, k);
                     comms[0] = c;
                 }
+                usualComm = c;
                 return true;
             }
         }

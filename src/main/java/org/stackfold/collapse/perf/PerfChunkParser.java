@@ -423,8 +423,36 @@ final class PerfChunkParser implements Runnable {
         otherEventSamples[otherEventKinds++] = 1;
     }
 
+    // The root frames of recent comms where no PID or TID goes into them: by the identity of the
+    // event line's remembered comm array (EventLine.usualComm), with whether the comm is Java's.
+    private final byte[][] rootComms = new byte[16][];
+    private final int[] rootFrames = new int[16];
+    private final boolean[] rootJava = new boolean[16];
+    private int rootNext;
+
     /** The root frame: comm (spaces as underscores), with -PID or -PID/TID. */
     private int pname(byte[] b, EventLine ev) {
+        byte[] comm = opt.pid() || opt.tid() ? null : ev.usualComm;
+        if (comm != null) {
+            for (int k = 0; k < rootComms.length; k++) {
+                if (rootComms[k] == comm) {
+                    java = rootJava[k];
+                    return rootFrames[k];
+                }
+            }
+        }
+        int frame = pnameOf(b, ev);
+        if (comm != null) {
+            int k = rootNext;
+            rootNext = (k + 1) & (rootComms.length - 1);
+            rootComms[k] = comm;
+            rootFrames[k] = frame;
+            rootJava[k] = java;
+        }
+        return frame;
+    }
+
+    private int pnameOf(byte[] b, EventLine ev) {
         int n = 0;
         int need = (ev.commEnd - ev.commStart) + (ev.pidEnd - ev.pidStart) + Math.max(0, ev.tidEnd - ev.tidStart) + 4;
         if (need > scratch.length) {

@@ -28,6 +28,34 @@ class PerfCollapserTest {
     }
 
     @Test
+    void rootFramesOfManyInterleavedCommsKeepTheirOwnNameAndJavaRules() {
+        // More comms than the parser remembers root frames for (16), Java's and others, interleaved:
+        // each sample's root is its own comm, and only Java's frames get Java's naming.
+        StringBuilder in = new StringBuilder();
+        List<String> expected = new ArrayList<>();
+        int[] count = new int[24];
+        int t = 0;
+        for (int round = 0; round < 3; round++) {
+            // comms 0-23 in turn (past the 16 remembered), each twice in a row, with comm 0 or 1
+            // again in between (remembered, found again among others)
+            for (int c = 0; c < 24; c++) {
+                for (int comm : new int[] {c, c, c % 2}) {
+                    count[comm]++;
+                    in.append(comm % 3 == 0 ? "java" : "app").append(comm).append(' ').append(100 + comm)
+                            .append(" [001] 1.").append(String.format("%06d", t++)).append(": 1 cycles:\n")
+                            .append("\t    7f0000000010 Lfoo/Bar;.baz(I)V (/tmp/perf-1.map)\n\n");
+                }
+            }
+        }
+        for (int c = 0; c < 24; c++) {
+            String comm = (c % 3 == 0 ? "java" : "app") + c;
+            expected.add(comm + (c % 3 == 0 ? ";foo/Bar:.baz " : ";Lfoo/Bar:.baz ") + count[c]);
+        }
+        expected.sort(null);
+        assertThat(collapse(in.toString(), "")).containsExactlyElementsOf(expected);
+    }
+
+    @Test
     void pidAndTidOptions() {
         assertThat(collapse(SAMPLE, "--pid")).containsExactly("java-1234;do_syscall_64;main;foo/Bar:.baz 250");
         assertThat(collapse(SAMPLE, "--tid")).containsExactly("java-1234/1240;do_syscall_64;main;foo/Bar:.baz 250");
