@@ -611,9 +611,9 @@ final class PerfChunkParser implements Runnable {
     private int[] pathLens = new int[16];
 
     /**
-     * A stack past the stack cache's cap, walked into the tree at once. The walk starts below the levels it shares with the last new stack under the same root frame
-     * (a process's samples share their outer frames, and processes interleave), so only the
-     * differing part costs tree lookups.
+     * A stack past the stack cache's cap, walked into the tree at once. The walk starts below the
+     * levels it shares with the last new stack under the same root frame (a process's samples share
+     * their outer frames, and processes interleave), so only the differing part costs tree lookups.
      */
     private int newStack(int root) {
         int len = depth + 1;
