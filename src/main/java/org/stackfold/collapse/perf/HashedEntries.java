@@ -18,6 +18,11 @@ final class HashedEntries {
     private int[] table = new int[4096]; // entry id + 1; 0 = empty
     private int mask = table.length - 1;
 
+    /** The number of entries. */
+    int size() {
+        return size;
+    }
+
     int slot(int hash) {
         return hash & mask;
     }

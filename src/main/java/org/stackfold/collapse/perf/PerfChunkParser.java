@@ -164,31 +164,52 @@ final class PerfChunkParser implements Runnable {
         int prevSkipped = -1; // its skippedLines entry, where it was a line of a sample not counted
         while (true) {
             if (prev >= 0 && inSample) {
-                // A line that followed this one before, compared in place: no newline search, no hash.
-                int id = cache.predicted(prev, buf, start, filled);
-                if (id >= 0) {
-                    lines++;
-                    if (!skipping && !skipRemaining) {
-                        int v = cache.value(id);
-                        if (v < 0 && depth < stack.length) {
-                            lastLinePos = depth; // push(v), inlined for C1: a line of one frame
-                            stack[depth++] = ~v;
-                        } else {
-                            push(v);
+                // A line that followed this one before, compared in place (no newline search, no
+                // hash) together with the lines that followed it when it was first seen.
+                LineCache c = cache;
+                int matched = c.matchRun(prev, buf, start, filled);
+                if (matched > 0) {
+                    int end = start + matched;
+                    int id = c.runFirst;
+                    int size = c.size();
+                    boolean j = java;
+                    while (true) {
+                        int len = c.length(id);
+                        lines++;
+                        if (!skipping && !skipRemaining) {
+                            int v = c.value(id);
+                            if (v < 0 && depth < stack.length) {
+                                lastLinePos = depth; // push(v), inlined for C1: a line of one frame
+                                stack[depth++] = ~v;
+                            } else {
+                                push(v);
+                            }
+                        }
+                        prev = id;
+                        start += len + 1;
+                        if (++id == size || start + c.length(id) >= end || c.java(id) != j) {
+                            break;
                         }
                     }
-                    prev = id;
-                    start += cache.length(id) + 1;
                     continue;
                 }
             }
             if (prevSkipped >= 0 && inSample) {
                 // Filtered samples repeat their lines too (a tenth of the lines of the 400 MB benchmark).
-                int id = skippedLines.predicted(prevSkipped, buf, start, filled);
-                if (id >= 0) {
-                    lines++;
-                    prevSkipped = id;
-                    start += skippedLines.length(id) + 1;
+                LineCache c = skippedLines;
+                int matched = c.matchRun(prevSkipped, buf, start, filled);
+                if (matched > 0) {
+                    int end = start + matched;
+                    int id = c.runFirst;
+                    int size = c.size();
+                    while (true) {
+                        lines++;
+                        prevSkipped = id;
+                        start += c.length(id) + 1;
+                        if (++id == size || start + c.length(id) >= end) {
+                            break;
+                        }
+                    }
                     continue;
                 }
             }
