@@ -113,20 +113,29 @@ final class LineCache {
      * lines first seen together the comparison covers all of them (on the 400 MB benchmark a third
      * as many comparisons as one a line). Returns the number of bytes equal, at least that entry's
      * line and newline, with the entry in {@link #runFirst}; 0 where neither guess is the line.
+     * {@code differs} names an entry known not to be the line (the one a run just stopped at, often
+     * also the first guess), or is -1.
      * Every entry after {@code runFirst} whose line and newline lie within the bytes returned is
      * the line there, where it was put for the same kind of process ({@link #java}).
      */
-    int matchRun(int from, byte[] b, int s, int limit) {
+    int matchRun(int from, byte[] b, int s, int limit, int differs) {
         int id = next[from];
-        if (id < 0) {
+        if (id >= 0 && id != differs) {
+            int n = run(id, b, s, limit);
+            if (n > 0) {
+                return n;
+            }
+        }
+        int id2 = next2[from];
+        if (id2 < 0 || id2 == differs) {
             return 0;
         }
-        int n = run(id, b, s, limit);
-        if (n > 0) {
-            return n;
+        int n = run(id2, b, s, limit);
+        if (n > 0) { // the second guess was right: it becomes the first
+            next[from] = id2;
+            next2[from] = id;
         }
-        id = next2[from];
-        return id >= 0 ? run(id, b, s, limit) : 0;
+        return n;
     }
 
     private int run(int id, byte[] b, int s, int limit) {

@@ -162,12 +162,14 @@ final class PerfChunkParser implements Runnable {
     private int lines(byte[] buf, int start, int filled, boolean last) {
         int prev = -1; // the cache entry of the previous line, where it was a known frame line
         int prevSkipped = -1; // its skippedLines entry, where it was a line of a sample not counted
+        int differs = -1; // the entry a run of lines just stopped at: not the next line
+        int differsSkipped = -1; // the same in skippedLines
         while (true) {
             if (prev >= 0 && inSample) {
                 // A line that followed this one before, compared in place (no newline search, no
                 // hash) together with the lines that followed it when it was first seen.
                 LineCache c = cache;
-                int matched = c.matchRun(prev, buf, start, filled);
+                int matched = c.matchRun(prev, buf, start, filled, differs);
                 if (matched > 0) {
                     int end = start + matched;
                     int id = c.runFirst;
@@ -191,13 +193,14 @@ final class PerfChunkParser implements Runnable {
                             break;
                         }
                     }
+                    differs = id;
                     continue;
                 }
             }
             if (prevSkipped >= 0 && inSample) {
                 // Filtered samples repeat their lines too (a tenth of the lines of the 400 MB benchmark).
                 LineCache c = skippedLines;
-                int matched = c.matchRun(prevSkipped, buf, start, filled);
+                int matched = c.matchRun(prevSkipped, buf, start, filled, differsSkipped);
                 if (matched > 0) {
                     int end = start + matched;
                     int id = c.runFirst;
@@ -210,6 +213,7 @@ final class PerfChunkParser implements Runnable {
                             break;
                         }
                     }
+                    differsSkipped = id;
                     continue;
                 }
             }
@@ -231,6 +235,8 @@ final class PerfChunkParser implements Runnable {
             }
             prev = lineEntry;
             prevSkipped = skippedEntry;
+            differs = -1;
+            differsSkipped = -1;
             start = nl + 1;
         }
         if (last) {

@@ -52,7 +52,7 @@ class LineCacheTest {
     void oneComparisonCoversTheLinesFirstSeenTogether() {
         LineCache c = cache();
         byte[] b = text(LINES[1] + "\n" + LINES[2] + "\n" + LINES[3] + "\n\n");
-        int m = c.matchRun(0, b, 0, b.length);
+        int m = c.matchRun(0, b, 0, b.length, -1);
         assertThat(c.runFirst).isEqualTo(1);
         assertThat(m).isGreaterThanOrEqualTo(b.length - 1);
         assertThat(taken(c, m, false)).isEqualTo(3);
@@ -62,28 +62,28 @@ class LineCacheTest {
     void theRunStopsAtTheFirstLineThatDiffers() {
         LineCache c = cache();
         byte[] b = text(LINES[1] + "\n" + LINES[2] + "X\n" + LINES[3] + "\n");
-        int m = c.matchRun(0, b, 0, b.length);
+        int m = c.matchRun(0, b, 0, b.length, -1);
         assertThat(taken(c, m, false)).isEqualTo(1);
         // A line that is a prefix of the cached one is not it.
         b = text(LINES[1] + "\n\t 3 cc\n");
-        assertThat(taken(c, c.matchRun(0, b, 0, b.length), false)).isEqualTo(1);
+        assertThat(taken(c, c.matchRun(0, b, 0, b.length, -1), false)).isEqualTo(1);
     }
 
     @Test
     void aLineCutByTheBlockEndIsNotTaken() {
         LineCache c = cache();
         byte[] b = text(LINES[1] + "\n" + LINES[2] + "\n" + LINES[3]);
-        assertThat(taken(c, c.matchRun(0, b, 0, b.length), false)).isEqualTo(2);
+        assertThat(taken(c, c.matchRun(0, b, 0, b.length, -1), false)).isEqualTo(2);
         // Nor is the guess itself without its newline in the block.
-        assertThat(c.matchRun(0, b, 0, LINES[1].length())).isZero();
+        assertThat(c.matchRun(0, b, 0, LINES[1].length(), -1)).isZero();
     }
 
     @Test
     void aGuessThatIsNotTheLineMatchesNothing() {
         LineCache c = cache();
         byte[] b = text(LINES[3] + "\n");
-        assertThat(c.matchRun(0, b, 0, b.length)).isZero();
-        assertThat(c.matchRun(3, b, 0, b.length)).isZero(); // no guess after the last line
+        assertThat(c.matchRun(0, b, 0, b.length, -1)).isZero();
+        assertThat(c.matchRun(3, b, 0, b.length, -1)).isZero(); // no guess after the last line
     }
 
     @Test
@@ -91,9 +91,28 @@ class LineCacheTest {
         LineCache c = cache();
         c.followed(0, 3); // now 3 first, 1 second
         byte[] b = text(LINES[1] + "\n" + LINES[2] + "\n");
-        int m = c.matchRun(0, b, 0, b.length);
+        int m = c.matchRun(0, b, 0, b.length, -1);
         assertThat(c.runFirst).isEqualTo(1);
         assertThat(taken(c, m, false)).isEqualTo(2);
+    }
+
+    @Test
+    void aSecondGuessThatWasRightBecomesTheFirst() {
+        LineCache c = cache();
+        c.followed(0, 3);
+        byte[] b = text(LINES[1] + "\n");
+        assertThat(c.matchRun(0, b, 0, b.length, -1)).isPositive();
+        // Line 3 is now the second guess: a known mismatch on 1 leaves only it to try.
+        b = text(LINES[3] + "\n");
+        assertThat(c.matchRun(0, b, 0, b.length, 1)).isPositive();
+        assertThat(c.runFirst).isEqualTo(3);
+    }
+
+    @Test
+    void anEntryKnownToDifferIsNotTried() {
+        LineCache c = cache();
+        byte[] b = text(LINES[1] + "\n");
+        assertThat(c.matchRun(0, b, 0, b.length, 1)).isZero();
     }
 
     @Test
@@ -101,6 +120,6 @@ class LineCacheTest {
         // Lines 2 and 3 were put for a Java process: a non-Java sample's run stops before them.
         LineCache c = cache(false, false, true, true);
         byte[] b = text(LINES[1] + "\n" + LINES[2] + "\n" + LINES[3] + "\n");
-        assertThat(taken(c, c.matchRun(0, b, 0, b.length), false)).isEqualTo(1);
+        assertThat(taken(c, c.matchRun(0, b, 0, b.length, -1), false)).isEqualTo(1);
     }
 }
