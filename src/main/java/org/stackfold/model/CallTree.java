@@ -560,6 +560,26 @@ public final class CallTree {
     }
 
     /**
+     * Most sibling lists are short: insertion sort here (compiled early with Stackfold's own code)
+     * rather than the JDK's sort, whose small-array paths ran interpreted for the first thousand lists.
+     */
+    private static void sort(long[] keys, int k) {
+        if (k > 24) {
+            Arrays.sort(keys, 0, k);
+            return;
+        }
+        for (int i = 1; i < k; i++) {
+            long x = keys[i];
+            int j = i - 1;
+            while (j >= 0 && keys[j] > x) {
+                keys[j + 1] = keys[j];
+                j--;
+            }
+            keys[j + 1] = x;
+        }
+    }
+
+    /**
      * {@link #sortChildren(int[])}, showing each sorted list of two or more siblings to
      * {@code then} (null: to nobody) in the same pass, so a caller that checks neighbouring
      * siblings needs no second walk of a big tree's lists.
@@ -585,7 +605,7 @@ public final class CallTree {
                 keys[k++] = key;
             }
             if (!sorted) {
-                Arrays.sort(keys, 0, k);
+                sort(keys, k);
                 firstChildPages[p >>> PAGE_BITS][p & PAGE_MASK] = (int) keys[0];
                 for (int i = 0; i < k; i++) {
                     int n = (int) keys[i];

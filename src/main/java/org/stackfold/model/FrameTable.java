@@ -217,12 +217,10 @@ public final class FrameTable {
     }
 
     /** The rank of every frame id in the order of {@code order}: rank[frame] = position. */
-    public int[] ranks(java.util.Comparator<Integer> order) {
-        Integer[] ids = new Integer[size];
-        for (int i = 0; i < size; i++) {
-            ids[i] = i;
-        }
-        Arrays.sort(ids, order);
+    public int[] ranks(IndexSort.IndexComparator order) {
+        // A merge sort of int ids: TimSort over boxed ids ran interpreted for the first thousands
+        // of comparisons of a run that sorts its names once (1% of collapse perf's CPU).
+        int[] ids = IndexSort.sorted(size, order);
         int[] rank = new int[size];
         for (int i = 0; i < size; i++) {
             rank[ids[i]] = i;

@@ -97,6 +97,37 @@ class CallTreeTest {
                 "2:zeta", "/zeta", "/main");
     }
 
+    /**
+     * Sibling lists short and long (the sort switches method past 24 siblings), in seeded random
+     * orders with names repeated under several frame kinds: children end in name order, ties in
+     * frame-id order (the folded writer's rank order is stable).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3, 7, 24, 25, 26, 80, 300})
+    void siblingsSortByNameThenFrameIdAtEverySize(int count) {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(count);
+        FrameTable f = new FrameTable();
+        CallTree t = new CallTree();
+        int m = t.child(0, f.plain("main"));
+        List<Integer> frames = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String name = "f" + r.nextInt(Math.max(2, count / 2));
+            int frame = r.nextBoolean() ? f.plain(name) : f.frame(name, FrameKind.values()[1 + r.nextInt(FrameKind.values().length - 1)]);
+            if (!frames.contains(frame)) {
+                frames.add(frame);
+                t.child(m, frame);
+            }
+        }
+        t.sortChildren(f.ranks((a, b) -> f.names().compare(f.nameId(a), f.nameId(b))));
+        List<Integer> seen = new ArrayList<>();
+        for (int c = t.firstChild(m); c != 0; c = t.nextSibling(c)) {
+            seen.add(t.frame(c));
+        }
+        List<Integer> expected = new ArrayList<>(frames);
+        expected.sort(java.util.Comparator.comparing((Integer x) -> f.name(x)).thenComparing(x -> x));
+        assertThat(seen).containsExactlyElementsOf(expected);
+    }
+
     @Test
     void differentialTreeHasTwoColumns() {
         CallTree t = new CallTree(2);
