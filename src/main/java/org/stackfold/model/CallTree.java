@@ -560,18 +560,46 @@ public final class CallTree {
     }
 
     /**
-     * Most sibling lists are short: insertion sort here (compiled early with Stackfold's own code)
-     * rather than the JDK's sort, whose small-array paths ran interpreted for the first thousand lists.
+     * Sorts keys[from, to) (distinct values) by quicksort, short ranges by insertion: Stackfold's own
+     * code, compiled early, where the JDK's sort ran interpreted for the first thousand sibling lists
+     * of a run that sorts them once.
      */
-    private static void sort(long[] keys, int k) {
-        if (k > 24) {
-            Arrays.sort(keys, 0, k);
-            return;
+    private static void sort(long[] keys, int from, int to) {
+        while (to - from > 24) {
+            int mid = (from + to) >>> 1;
+            // Median of three as the pivot, so sorted and reversed lists split evenly.
+            long a = keys[from];
+            long b = keys[mid];
+            long c = keys[to - 1];
+            long pivot = a < b ? (b < c ? b : Math.max(a, c)) : (a < c ? a : Math.max(b, c));
+            int i = from;
+            int j = to - 1;
+            while (i <= j) {
+                while (keys[i] < pivot) {
+                    i++;
+                }
+                while (keys[j] > pivot) {
+                    j--;
+                }
+                if (i <= j) {
+                    long t = keys[i];
+                    keys[i++] = keys[j];
+                    keys[j--] = t;
+                }
+            }
+            // Recurse into the smaller part, loop on the larger: the stack stays logarithmic.
+            if (j + 1 - from < to - i) {
+                sort(keys, from, j + 1);
+                from = i;
+            } else {
+                sort(keys, i, to);
+                to = j + 1;
+            }
         }
-        for (int i = 1; i < k; i++) {
+        for (int i = from + 1; i < to; i++) {
             long x = keys[i];
             int j = i - 1;
-            while (j >= 0 && keys[j] > x) {
+            while (j >= from && keys[j] > x) {
                 keys[j + 1] = keys[j];
                 j--;
             }
@@ -605,7 +633,7 @@ public final class CallTree {
                 keys[k++] = key;
             }
             if (!sorted) {
-                sort(keys, k);
+                sort(keys, 0, k);
                 firstChildPages[p >>> PAGE_BITS][p & PAGE_MASK] = (int) keys[0];
                 for (int i = 0; i < k; i++) {
                     int n = (int) keys[i];

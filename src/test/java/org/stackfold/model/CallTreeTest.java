@@ -103,7 +103,7 @@ class CallTreeTest {
      * frame-id order (the folded writer's rank order is stable).
      */
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3, 7, 24, 25, 26, 80, 300})
+    @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3, 7, 24, 25, 26, 80, 300, 5000})
     void siblingsSortByNameThenFrameIdAtEverySize(int count) {
         java.util.SplittableRandom r = new java.util.SplittableRandom(count);
         FrameTable f = new FrameTable();
@@ -126,6 +126,28 @@ class CallTreeTest {
         List<Integer> expected = new ArrayList<>(frames);
         expected.sort(java.util.Comparator.comparing((Integer x) -> f.name(x)).thenComparing(x -> x));
         assertThat(seen).containsExactlyElementsOf(expected);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {25, 100, 1001})
+    void siblingsAddedInReverseOrNearlySortedOrderSort(int count) {
+        FrameTable f = new FrameTable();
+        CallTree reversed = new CallTree();
+        CallTree nearly = new CallTree();
+        for (int i = count - 1; i >= 0; i--) {
+            reversed.child(0, f.plain(String.format("f%05d", i)));
+        }
+        for (int i = 0; i < count; i++) {
+            nearly.child(0, f.plain(String.format("f%05d", i ^ 1))); // neighbours swapped
+        }
+        for (CallTree t : List.of(reversed, nearly)) {
+            t.sortChildren(f);
+            List<String> seen = new ArrayList<>();
+            for (int c = t.firstChild(0); c != 0; c = t.nextSibling(c)) {
+                seen.add(f.name(t.frame(c)));
+            }
+            assertThat(seen).hasSize(count).isSorted();
+        }
     }
 
     @Test
