@@ -65,7 +65,7 @@ public final class Collapsers {
         byte[] head = in.head(NoRecords.HEAD);
         List<String> held = new ArrayList<>();
         Profile p = c.collapse(in, options, held::add);
-        if (p.tree().size() <= 1) {
+        if (p.isEmpty()) {
             throw NoRecords.error(c, in.name(), head);
         }
         held.forEach(warnings);

@@ -165,6 +165,24 @@ public final class ByteStringPool {
         return Integer.compare(ca, cb);
     }
 
+    /**
+     * Unsigned byte order of string {@code a} followed by byte {@code ta} and string {@code b}
+     * followed by {@code tb} (terminators 0..255).
+     */
+    public int compareTerminated(int a, int ta, int b, int tb) {
+        int oa = offsets[a];
+        int la = lengths[a];
+        int ob = offsets[b];
+        int lb = lengths[b];
+        int m = Arrays.mismatch(arena, oa, oa + la, arena, ob, ob + lb);
+        if (m < 0) {
+            return Integer.compare(ta, tb);
+        }
+        int ca = m < la ? arena[oa + m] & 0xff : ta;
+        int cb = m < lb ? arena[ob + m] & 0xff : tb;
+        return ca != cb ? Integer.compare(ca, cb) : Integer.compare(la, lb); // a terminator inside the other: shorter first
+    }
+
     /** True where string {@code id} is longer than {@code prefix} and starts with it. */
     public boolean startsWith(int id, int prefix) {
         int lp = lengths[prefix];

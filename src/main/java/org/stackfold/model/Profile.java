@@ -11,6 +11,9 @@ import java.util.Objects;
 public final class Profile {
     private final FrameTable frames;
     private final CallTree tree;
+    // Stacks not yet built into the tree: built on the first call of tree(), so a writer that
+    // takes them as they are (folded) never builds it.
+    private DistinctStacks pending;
     private final List<ValueType> valueTypes;
     private Timeline timeline;
 
@@ -32,6 +35,26 @@ public final class Profile {
         this.valueTypes = List.copyOf(valueTypes);
     }
 
+    /**
+     * A profile of distinct stacks (one weight column) whose call tree is built from them when
+     * first asked for ({@link #tree}); until then {@link #pendingStacks} gives them as they are.
+     */
+    public static Profile ofStacks(FrameTable frames, DistinctStacks stacks, List<ValueType> valueTypes) {
+        Profile p = new Profile(frames, new CallTree(1), valueTypes);
+        p.pending = Objects.requireNonNull(stacks);
+        return p;
+    }
+
+    /** The stacks not yet built into the tree, or null (the tree is built, or the profile never had them). */
+    public DistinctStacks pendingStacks() {
+        return pending;
+    }
+
+    /** True where no stack has a frame: the tree would hold its root alone. */
+    public boolean isEmpty() {
+        return pending != null ? !pending.hasFrames() : tree.size() <= 1;
+    }
+
     /** An empty differential profile: column 0 "before", column 1 "after". */
     public static Profile differential() {
         return new Profile(new FrameTable(), new CallTree(2),
@@ -43,6 +66,10 @@ public final class Profile {
     }
 
     public CallTree tree() {
+        if (pending != null) {
+            pending.addTo(tree);
+            pending = null;
+        }
         return tree;
     }
 
@@ -61,6 +88,7 @@ public final class Profile {
 
     /** Adds {@code count} to the stack of frame ids (root first) in column 0. */
     public void addStack(int[] frameIds, int length, long count) {
-        tree.addSelf(tree.path(frameIds, 0, length), count);
+        CallTree t = tree();
+        t.addSelf(t.path(frameIds, 0, length), count);
     }
 }

@@ -94,6 +94,17 @@ final class PerfChunkParser implements Runnable {
     private final LineCache skippedLines = new LineCache();
     /** The distinct stacks and their weights (package-private: tests give it a small cap). */
     StackCache stacks = new StackCache(StackCache.MAX_INTS);
+    /** At the end of a range whose stacks all fit the stack cache: those stacks, not yet in {@link #tree}. */
+    org.stackfold.model.DistinctStacks distinct;
+
+    /** {@link #tree} with every stack in it. */
+    CallTree fullTree() {
+        if (distinct != null) {
+            distinct.addTo(tree);
+            distinct = null;
+        }
+        return tree;
+    }
     private int[] pool = new int[4096];
     private int poolUsed;
     private final int[] hashOut = new int[1];
@@ -152,7 +163,11 @@ final class PerfChunkParser implements Runnable {
         try (source) { // a mapped window is unmapped by the thread that mapped it
             stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
         }
-        stacks.addTo(tree);
+        if (tree.size() == 1) {
+            distinct = stacks.stacks(); // built into the tree only if someone asks (the folded writer does not)
+        } else {
+            stacks.addTo(tree); // stacks past the cache's cap are in the tree already
+        }
         if (stop != null && error == null) {
             fail(lines + 1, stop.reason());
         }
@@ -165,6 +180,17 @@ final class PerfChunkParser implements Runnable {
         int differs = -1; // the entry a run of lines just stopped at: not the next line
         int differsSkipped = -1; // the same in skippedLines
         while (true) {
+            if (start < filled && buf[start] == '\n') {
+                // A blank line: the sample ends (what line() does with it, without the newline search).
+                lines++;
+                endSample();
+                prev = -1;
+                prevSkipped = -1;
+                differs = -1;
+                differsSkipped = -1;
+                start++;
+                continue;
+            }
             if (prev >= 0 && inSample) {
                 // A line that followed this one before, compared in place (no newline search, no
                 // hash) together with the lines that followed it when it was first seen.

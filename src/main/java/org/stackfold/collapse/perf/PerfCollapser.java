@@ -157,7 +157,10 @@ public final class PerfCollapser implements Collapser {
         // Weighted by period, the counts are events of the filter's type (cycles), not samples.
         boolean weighted = parts.stream().anyMatch(p -> p.weighted);
         String unit = weighted && filter != null ? filter : "samples";
-        return new Profile(first.frames, first.tree, List.of(new Profile.ValueType(unit, weighted ? "events" : "count")));
+        List<Profile.ValueType> types = List.of(new Profile.ValueType(unit, weighted ? "events" : "count"));
+        return first.distinct != null
+                ? Profile.ofStacks(first.frames, first.distinct, types)
+                : new Profile(first.frames, first.tree, types);
     }
 
     private static void report(String name, List<PerfChunkParser> parts, String filter, PerfOptions opt,
@@ -339,8 +342,8 @@ public final class PerfCollapser implements Collapser {
             byte[] name = fb.nameBytes(f);
             frameMap[f] = a.frames.plain(name, 0, name.length);
         }
-        CallTree ta = a.tree;
-        CallTree tb = b.tree;
+        CallTree ta = a.fullTree();
+        CallTree tb = b.fullTree();
         int[] nodeMap = new int[tb.size()];
         int created = ta.size();
         for (int n = 1; n < tb.size(); n++) {

@@ -7,8 +7,10 @@ import java.util.HashMap;
 import java.util.Map;
 import org.stackfold.model.ByteStringPool;
 import org.stackfold.model.CallTree;
+import org.stackfold.model.DistinctStacks;
 import org.stackfold.model.FrameKind;
 import org.stackfold.model.FrameTable;
+import org.stackfold.model.IndexSort;
 import org.stackfold.model.Profile;
 
 /**
@@ -77,6 +79,10 @@ public final class FoldedWriter {
     }
 
     public void write(Profile profile, OutputStream out) throws IOException {
+        if (!differential && profile.pendingStacks() != null) {
+            writeStacks(profile.frames(), profile.pendingStacks(), out);
+            return;
+        }
         if (differential && profile.tree().weights() < 2) {
             throw new IllegalArgumentException("not a differential profile");
         }
@@ -96,12 +102,78 @@ public final class FoldedWriter {
     }
 
     /**
+     * The same lines from distinct stacks that are not yet a call tree (a perf collapse's), with no
+     * tree built: the stacks are sorted by their frames' names, each taken with what follows it in
+     * the line, {@code ;} where the stack goes on and a byte below any a name holds where it ends.
+     * That is the order of the tree walk with its early records: a stack's own line comes before
+     * the lines of every longer name it is a prefix of. Stacks whose names are the same are one line.
+     */
+    private void writeStacks(FrameTable original, DistinctStacks stacks, OutputStream out) throws IOException {
+        Renaming r = renaming(original, trimNames, annotate);
+        FrameTable frames = r.frames();
+        ByteStringPool names = frames.names();
+        int nf = frames.size();
+        // Each name twice, as (name ';') at 2f and (name, end) at 2f + 1, ranked together.
+        int[] pairs = IndexSort.sorted(2 * nf, (x, y) -> names.compareTerminated(
+                frames.nameId(x >> 1), (x & 1) == 0 ? ';' : 0, frames.nameId(y >> 1), (y & 1) == 0 ? ';' : 0));
+        int[] goesOn = new int[nf];
+        int[] ends = new int[nf];
+        for (int rank = 0; rank < pairs.length; rank++) {
+            int x = pairs[rank];
+            (((x & 1) == 0) ? goesOn : ends)[x >> 1] = rank;
+        }
+        int[] map = r.map();
+        int[] inner = new int[original.size()];
+        int[] last = new int[original.size()];
+        for (int f = 0; f < inner.length; f++) {
+            int g = map == null ? f : map[f];
+            inner[f] = goesOn[g];
+            last[f] = ends[g];
+        }
+        DistinctStacks.Sorted sorted = stacks.sort(inner, last);
+        long[] x = sorted.paths();
+        int[] shared = sorted.shared();
+        LineBuffer lines = new LineBuffer(out);
+        int[] pathEnd = new int[64]; // the line's byte end after each frame of the previous stack
+        long weight = 0;
+        for (int i = 0; i < x.length; i++) {
+            long p = x[i];
+            int len = DistinctStacks.length(p);
+            if (len > pathEnd.length) {
+                pathEnd = Arrays.copyOf(pathEnd, Math.max(len, pathEnd.length * 2));
+            }
+            for (int d = shared[i]; d < len; d++) { // the frames after those shared with the stack before
+                int f = stacks.frame(p, d);
+                int nameId = frames.nameId(map == null ? f : map[f]);
+                int start = d == 0 ? 0 : pathEnd[d - 1] + 1;
+                lines.ensurePath(start + names.length(nameId) + 1);
+                if (d > 0) {
+                    lines.path[start - 1] = ';';
+                }
+                pathEnd[d] = names.copyTo(nameId, lines.path, start);
+            }
+            weight = Math.addExact(weight, stacks.weight(p));
+            if (i + 1 < x.length && shared[i + 1] == len && DistinctStacks.length(x[i + 1]) == len) {
+                continue; // the next stack has the same names: one line
+            }
+            if (len > 0 && weight != 0) { // a stack without frames is the root: no line
+                lines.line(pathEnd[len - 1], weight, false, 0);
+            }
+            weight = 0;
+        }
+        lines.flush();
+    }
+
+    /** Frames as folded text names them ({@link #renaming}): the table, and each frame's id in it (null: the same). */
+    private record Renaming(FrameTable frames, int[] map) {
+    }
+
+    /**
      * Folded text knows only names: frames that differ in kind or location but share a name become
      * one frame, and so do names that differ only in what folded text cannot carry
      * ({@link FoldedNames}), so that no stack is written twice.
      */
-    private static Profile byName(Profile p, boolean trim, boolean annotate, boolean consume) {
-        FrameTable f = p.frames();
+    private static Renaming renaming(FrameTable f, boolean trim, boolean annotate) {
         byte[][] safe = FoldedNames.replacements(f.names(),
                 trim ? FoldedNames.Rules.FOLDED : FoldedNames.Rules.KEEP_SPACE);
         boolean tagged = false;
@@ -109,7 +181,7 @@ public final class FoldedWriter {
             tagged = tag(f.kind(frame)) != null;
         }
         if (safe == null && !tagged && f.size() == f.names().size()) {
-            return p;
+            return new Renaming(f, null);
         }
         FrameTable renamed = new FrameTable();
         int[] map = new int[f.size()];
@@ -126,11 +198,20 @@ public final class FoldedWriter {
             map[frame] = renamed.plain(name, 0, name.length);
             same &= map[frame] == frame;
         }
-        if (same) {
-            return new Profile(renamed, p.tree(), p.valueTypes()); // no two frames became one: same tree
+        return new Renaming(renamed, same ? null : map);
+    }
+
+    /** The profile with its frames renamed as {@link #renaming} says, its tree merged where names became one. */
+    private static Profile byName(Profile p, boolean trim, boolean annotate, boolean consume) {
+        Renaming r = renaming(p.frames(), trim, annotate);
+        if (r.frames() == p.frames()) {
+            return p;
         }
-        CallTree tree = consume ? p.tree().renamedConsuming(map) : p.tree().renamed(map);
-        return new Profile(renamed, tree, p.valueTypes());
+        if (r.map() == null) {
+            return new Profile(r.frames(), p.tree(), p.valueTypes()); // no two frames became one: same tree
+        }
+        CallTree tree = consume ? p.tree().renamedConsuming(r.map()) : p.tree().renamed(r.map());
+        return new Profile(r.frames(), tree, p.valueTypes());
     }
 
     /**

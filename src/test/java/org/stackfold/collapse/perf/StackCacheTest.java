@@ -148,7 +148,7 @@ class StackCacheTest {
         assertThat(p.error).isNull();
         assertThat(p.samples).isEqualTo(600);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new FoldedWriter(false).write(new Profile(p.frames, p.tree,
+        new FoldedWriter(false).write(new Profile(p.frames, p.fullTree(),
                 List.of(new Profile.ValueType("cycles", "events"))), out);
         return out.toString(StandardCharsets.UTF_8);
     }
