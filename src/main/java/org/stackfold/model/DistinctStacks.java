@@ -31,8 +31,7 @@ public final class DistinctStacks {
     private int[] keys;
     private int[] shared;
     private long[] tmp;
-    private int[] inner;
-    private int[] last;
+    private int[] sortKeys; // the arena itself, or its elements mapped for the sort
 
     /** The paths {@code paths} (descriptors, see the class comment) of {@code arena}; both are kept, not copied. */
     public DistinctStacks(int[] arena, long[] paths) {
@@ -90,14 +89,32 @@ public final class DistinctStacks {
         order = paths.clone();
         keys = new int[n];
         shared = new int[n];
-        this.inner = inner;
-        this.last = last;
+        sortKeys = inner == null ? arena : mapped(inner, last);
         sort(0, n, 0, false, budget);
         Sorted s = new Sorted(order, shared);
         order = tmp = null;
         keys = shared = null;
-        this.inner = this.last = null;
+        sortKeys = null;
         return s;
+    }
+
+    /**
+     * The paths' elements mapped once, so the sort reads keys as plainly as frame ids (a mapping
+     * per read made the key function too big for C1 to inline).
+     */
+    private int[] mapped(int[] inner, int[] last) {
+        int[] k = new int[arena.length];
+        for (long p : paths) {
+            int first = (int) p;
+            int top = (int) (p >>> 32);
+            for (int i = first + 1; i <= top; i++) {
+                k[i] = inner[arena[i]];
+            }
+            if (top >= first) {
+                k[first] = last[arena[first]];
+            }
+        }
+        return k;
     }
 
     /** Walks every stack into the tree, root first, and adds its weight to its node ({@link #SORT_BUDGET}). */
@@ -206,15 +223,10 @@ public final class DistinctStacks {
         }
     }
 
-    /** Element {@code d} of a path, root first, mapped; -1 past its end. */
+    /** Element {@code d} of a path, root first (mapped where the sort maps); -1 past its end. */
     private int key(long p, int d) {
         int top = (int) (p >>> 32);
-        int end = top - (int) p;
-        if (d > end) {
-            return -1;
-        }
-        int f = arena[top - d];
-        return inner == null ? f : d == end ? last[f] : inner[f];
+        return d <= top - (int) p ? sortKeys[top - d] : -1;
     }
 
     private static void swap(long[] x, int[] keys, int i, int j) {
@@ -269,20 +281,12 @@ public final class DistinctStacks {
 
     /** How many elements two paths share, given that they share the first {@code d}. */
     private int common(long p, long q, int d) {
-        if (inner == null) {
-            int[] a = arena;
-            int tp = (int) (p >>> 32);
-            int tq = (int) (q >>> 32);
-            int n = Math.min(tp - (int) p, tq - (int) q) + 1;
-            int i = d;
-            while (i < n && a[tp - i] == a[tq - i]) {
-                i++;
-            }
-            return i;
-        }
-        int n = Math.min(length(p), length(q));
+        int[] a = sortKeys;
+        int tp = (int) (p >>> 32);
+        int tq = (int) (q >>> 32);
+        int n = Math.min(tp - (int) p, tq - (int) q) + 1;
         int i = d;
-        while (i < n && key(p, i) == key(q, i)) {
+        while (i < n && a[tp - i] == a[tq - i]) {
             i++;
         }
         return i;

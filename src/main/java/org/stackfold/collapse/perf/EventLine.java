@@ -1,6 +1,7 @@
 package org.stackfold.collapse.perf;
 
 import java.util.Arrays;
+import org.stackfold.model.ByteWords;
 
 /**
  * Parses the first line of a {@code perf script} sample, the event line, in place on bytes:
@@ -196,7 +197,7 @@ final class EventLine {
         }
         int t = digits(b, i, e); // SECS.FRAC:
         if (t == i || t >= e || b[t] != '.') {
-            return false;
+            return withoutTimestamp(b, s, commEnd, e, ps, pe, slash, i);
         }
         int f = digits(b, t + 1, e);
         if (f == t + 1 || f >= e || b[f] != ':' || (f + 1 < e && !PerfBytes.isSpace(b[f + 1]))) {
@@ -243,11 +244,115 @@ final class EventLine {
         return true;
     }
 
+    /**
+     * The rest of a line {@code COMM PID[/TID] [[CPU]] [PERIOD] EVENT:} with no timestamp, from
+     * {@code i} (after the PID and CPU); false where it is not that shape, for parseAny to decide.
+     * parseAny takes the first PID-like word after the first word as the PID, so the remembered comm
+     * must hold none past its first word; no word may look like a timestamp (parseAny would go by
+     * it), and nothing may follow the event word (parseAny looks there for side-band records).
+     */
+    private boolean withoutTimestamp(byte[] b, int s, int commEnd, int e, int ps, int pe, int slash, int i) {
+        if (!noPidWordAfterFirst(b, s, commEnd)) {
+            return false;
+        }
+        long per = -1;
+        int t = digits(b, i, e);
+        if (t > i) { // PERIOD
+            if (t >= e || !PerfBytes.isSpace(b[t]) || t - i > 18) {
+                return false;
+            }
+            per = parsePeriod(b, i, t);
+            i = skipSpaces(b, t, e);
+        }
+        int es = i; // EVENT:
+        while (i < e && !PerfBytes.isSpace(b[i])) {
+            i++;
+        }
+        int rest = skipSpaces(b, i, e);
+        if (i - es < 2 || b[i - 1] != ':' || rest < e || sideBandWord(b, es, e) || timestampWord(b, es, i)) {
+            return false;
+        }
+        commStart = s;
+        this.commEnd = commEnd;
+        pidStart = ps;
+        if (slash >= 0) {
+            pidEnd = slash;
+            tidStart = slash + 1;
+            tidEnd = pe;
+        } else {
+            pidEnd = pe;
+            tidStart = -1;
+            tidEnd = -1;
+        }
+        sideBand = false;
+        hasTimestamp = false;
+        eventStart = es;
+        eventEnd = i - 1;
+        baseEventEnd = baseEnd(b, es, eventEnd);
+        period = per;
+        restStart = rest;
+        perlSeesEvent = false; // perl's pattern wants the timestamp word before the event
+        return true;
+    }
+
+    /** No word of b[s, e) but the first is all digits, or digits/digits (what parseAny takes for a PID). */
+    private static boolean noPidWordAfterFirst(byte[] b, int s, int e) {
+        int i = s;
+        while (i < e && !PerfBytes.isSpace(b[i])) {
+            i++;
+        }
+        while (i < e) {
+            i = skipSpaces(b, i, e);
+            int w = i;
+            int slashes = 0;
+            boolean digitsOnly = true;
+            while (i < e && !PerfBytes.isSpace(b[i])) {
+                byte c = b[i];
+                if (c == '/') {
+                    slashes++;
+                } else if (c < '0' || c > '9') {
+                    digitsOnly = false;
+                }
+                i++;
+            }
+            if (i > w && digitsOnly && (slashes == 0 || (slashes == 1 && b[w] != '/' && b[i - 1] != '/'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** b[s, e) is SECS.FRAC: (tokenize's TIME word). */
+    private static boolean timestampWord(byte[] b, int s, int e) {
+        int t = digits(b, s, e);
+        if (t == s || t >= e || b[t] != '.') {
+            return false;
+        }
+        int f = digits(b, t + 1, e);
+        return f > t + 1 && f == e - 1 && b[f] == ':';
+    }
+
     private static boolean sideBandWord(byte[] b, int i, int e) {
         return e - i > 12 && startsWith(b, i, "PERF_RECORD_");
     }
 
-    private static int digits(byte[] b, int i, int e) {
+    /**
+     * The end of the run of ASCII digits at b[i], before e: eight bytes at a time (the PID, TID and
+     * timestamp make up half of an event line), then byte by byte near e.
+     */
+    static int digits(byte[] b, int i, int e) {
+        while (i + 8 <= e) {
+            long w = ByteWords.word(b, i);
+            // Bit 7 of each byte that is no digit: non-ASCII, at least ':' (+0x46 carries into
+            // bit 7), or below '0' (| 0x80, - 0x30 leaves bit 7 clear); no carry crosses a byte.
+            long t = w & 0x7F7F7F7F7F7F7F7FL;
+            long not = (w | (t + 0x4646464646464646L) | ~((t | 0x8080808080808080L) - 0x3030303030303030L))
+                    & 0x8080808080808080L;
+            if (not != 0) {
+                return i + ByteWords.firstIndex(not);
+            }
+            i += 8;
+        }
         while (i < e && b[i] >= '0' && b[i] <= '9') {
             i++;
         }

@@ -58,6 +58,30 @@ class EventLineUsualTest {
         assertThat(new String(second, ev.pidStart, ev.pidEnd - ev.pidStart, StandardCharsets.US_ASCII)).isEqualTo("7");
     }
 
+    /** Lines without a timestamp, after a timestamped line has made their comm a usual one. */
+    @Test
+    void linesWithoutTimestampGiveTheFieldsOfTheGeneralRules() {
+        String[] comms = {"java", "Web Content 2", "a 1/2", "a b", "kworker/0:1", "x y/", "V8 12/"};
+        String[] rests = {"123 cpu-clock:", "123 5 cpu-clock:", "123 [001] cpu-clock:", "123/45 cycles:u:",
+            "123 5 1.5:", "123 1.5:", "123 cpu-clock: x", "123 PERF_RECORD_MMAP2:", "123 5 6 cycles:",
+            "123 123456789012345678901 cycles:", "123 :", "123 cycles", "123 [001] 7 sched:sched_switch:  "};
+        for (String comm : comms) {
+            for (String rest : rests) {
+                EventLine warm = new EventLine();
+                byte[] first = (comm + " 9 [000] 1.0: cycles:").getBytes(StandardCharsets.US_ASCII);
+                assertThat(warm.parse(first, 0, first.length)).isTrue();
+                String line = comm + " " + rest;
+                byte[] b = line.getBytes(StandardCharsets.US_ASCII);
+                EventLine fresh = new EventLine();
+                boolean expected = fresh.parseAny(b, 0, b.length);
+                assertThat(warm.parse(b, 0, b.length)).as(line).isEqualTo(expected);
+                if (expected) {
+                    assertThat(fields(warm)).as(line).isEqualTo(fields(fresh));
+                }
+            }
+        }
+    }
+
     private static String line(SplittableRandom r) {
         StringBuilder sb = new StringBuilder();
         sb.append(COMMS[r.nextInt(COMMS.length)]).append(space(r));
