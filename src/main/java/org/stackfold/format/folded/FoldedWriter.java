@@ -133,16 +133,51 @@ public final class FoldedWriter {
         DistinctStacks.Sorted sorted = stacks.sort(inner, last);
         long[] x = sorted.paths();
         int[] shared = sorted.shared();
-        LineBuffer lines = new LineBuffer(out);
-        int[] pathEnd = new int[64]; // the line's byte end after each frame of the previous stack
+        StackText text = new StackText(stacks, frames, map, new LineBuffer(out));
         long weight = 0;
         for (int i = 0; i < x.length; i++) {
             long p = x[i];
             int len = DistinctStacks.length(p);
+            text.names(p, shared[i], len);
+            weight = Math.addExact(weight, stacks.weight(p));
+            if (i + 1 < x.length && shared[i + 1] == len && DistinctStacks.length(x[i + 1]) == len) {
+                continue; // the next stack has the same names: one line
+            }
+            if (len > 0 && weight != 0) { // a stack without frames is the root: no line
+                text.lines.line(text.pathEnd[len - 1], weight, false, 0);
+            }
+            weight = 0;
+        }
+        text.lines.flush();
+    }
+
+    /**
+     * The line of the current stack, rewritten from the first frame it does not share with the one
+     * before. A method of its own: writeStacks's loop runs once, and C1 compiled it once per loop
+     * it entered (on-stack replacement) and once more whole.
+     */
+    private static final class StackText {
+        private final DistinctStacks stacks;
+        private final FrameTable frames;
+        private final ByteStringPool names;
+        private final int[] map;
+        final LineBuffer lines;
+        int[] pathEnd = new int[64]; // the line's byte end after each frame
+
+        StackText(DistinctStacks stacks, FrameTable frames, int[] map, LineBuffer lines) {
+            this.stacks = stacks;
+            this.frames = frames;
+            this.names = frames.names();
+            this.map = map;
+            this.lines = lines;
+        }
+
+        /** Frames {@code from} to {@code len} of path {@code p} into the line. */
+        void names(long p, int from, int len) {
             if (len > pathEnd.length) {
                 pathEnd = Arrays.copyOf(pathEnd, Math.max(len, pathEnd.length * 2));
             }
-            for (int d = shared[i]; d < len; d++) { // the frames after those shared with the stack before
+            for (int d = from; d < len; d++) {
                 int f = stacks.frame(p, d);
                 int nameId = frames.nameId(map == null ? f : map[f]);
                 int start = d == 0 ? 0 : pathEnd[d - 1] + 1;
@@ -152,16 +187,7 @@ public final class FoldedWriter {
                 }
                 pathEnd[d] = names.copyTo(nameId, lines.path, start);
             }
-            weight = Math.addExact(weight, stacks.weight(p));
-            if (i + 1 < x.length && shared[i + 1] == len && DistinctStacks.length(x[i + 1]) == len) {
-                continue; // the next stack has the same names: one line
-            }
-            if (len > 0 && weight != 0) { // a stack without frames is the root: no line
-                lines.line(pathEnd[len - 1], weight, false, 0);
-            }
-            weight = 0;
         }
-        lines.flush();
     }
 
     /** Frames as folded text names them ({@link #renaming}): the table, and each frame's id in it (null: the same). */
