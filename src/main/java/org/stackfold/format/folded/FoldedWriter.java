@@ -21,7 +21,8 @@ import org.stackfold.model.Profile;
  * FlameGraph tools produce, from a depth-first walk: siblings are ranked as their names followed by
  * {@code ;} would sort, and the rare record that byte order puts before a sibling's subtree (stack
  * {@code a;x} before {@code a;x!;y}, whose frame {@code x!} sorts before {@code x;}) is written
- * early, when the walk reaches that sibling.
+ * early, when the walk reaches that sibling. A profile whose stacks are not yet a tree
+ * ({@link Profile#pendingStacks}) is written in the same order without building one.
  */
 public final class FoldedWriter {
     private final boolean differential;
