@@ -315,7 +315,10 @@ final class PerfChunkParser implements Runnable {
             boolean indented = PerfBytes.isSpace(c0);
             // A new event: at column 0 any event line; indented (perf right-aligns the comm when
             // it prints no callchain) only with a timestamp, since frames are indented too.
-            boolean isEvent = event.parse(b, s, e) && (!indented || event.hasTimestamp);
+            // (An indented line without a digit before a ':' has no timestamp word: not parsed as an
+            // event, which for a new frame line meant splitting it into words for nothing.)
+            boolean isEvent = (!indented || digitColon(b, s, e)) && event.parse(b, s, e)
+                    && (!indented || event.hasTimestamp);
             if (skip) {
                 // Frames of a filtered sample are not named; only a new event ends it early.
                 if (isEvent || (!frame.parse(b, s, e) && event.parse(b, s, e))) {
@@ -407,6 +410,16 @@ final class PerfChunkParser implements Runnable {
             s++;
         }
         return e - s >= TRACE_ERROR.length && Arrays.equals(b, s, s + TRACE_ERROR.length, TRACE_ERROR, 0, TRACE_ERROR.length);
+    }
+
+    /** Some ':' in b[s, e) follows a digit (as in a timestamp word, {@code SECS.FRAC:}). */
+    private static boolean digitColon(byte[] b, int s, int e) {
+        for (int i = s + 1; i < e; i++) {
+            if (b[i] == ':' && b[i - 1] >= '0' && b[i - 1] <= '9') {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isBlank(byte[] b, int s, int e) {
