@@ -152,17 +152,7 @@ public final class ByteStringPool {
      * order of frame names inside folded stacks, where a name is followed by the next frame.
      */
     public int compareTerminated(int a, int b, int terminator) {
-        int oa = offsets[a];
-        int la = lengths[a];
-        int ob = offsets[b];
-        int lb = lengths[b];
-        int m = Arrays.mismatch(arena, oa, oa + la, arena, ob, ob + lb);
-        if (m < 0) {
-            return 0;
-        }
-        int ca = m < la ? arena[oa + m] & 0xff : terminator;
-        int cb = m < lb ? arena[ob + m] & 0xff : terminator;
-        return Integer.compare(ca, cb);
+        return compareTerminated(a, terminator, b, terminator);
     }
 
     /**

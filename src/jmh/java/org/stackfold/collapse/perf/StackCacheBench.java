@@ -82,19 +82,8 @@ public class StackCacheBench {
 
     @Benchmark
     public CallTree countedThenBuiltSorted() {
-        StackCache cache = new StackCache(StackCache.MAX_INTS);
-        for (int i = 0; i < stacks.length; i++) {
-            int[] stack = stacks[i];
-            int h = StackCache.hash(roots[i], stack, stack.length);
-            int at = cache.find(h, roots[i], stack, stack.length);
-            if (at >= 0) {
-                cache.add(at, 1000);
-            } else {
-                cache.put(h, roots[i], stack, stack.length, 1000);
-            }
-        }
         CallTree tree = new CallTree();
-        cache.addTo(tree);
+        counted().addTo(tree);
         return tree;
     }
 

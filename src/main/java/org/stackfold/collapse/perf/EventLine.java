@@ -203,12 +203,27 @@ final class EventLine {
         if (f == t + 1 || f >= e || b[f] != ':' || (f + 1 < e && !PerfBytes.isSpace(b[f + 1]))) {
             return false;
         }
-        i = skipSpaces(b, f + 1, e);
+        if (!periodAndEvent(b, skipSpaces(b, f + 1, e), e)
+                || sideBandWord(b, eventStart, e) || sideBandWord(b, restStart, e)) {
+            return false; // parseAny's side-band test may look that far
+        }
+        set(b, s, commEnd, ps, pe, slash);
+        hasTimestamp = true;
+        perlSeesEvent = restStart >= e;
+        return true;
+    }
+
+    /**
+     * {@code [PERIOD] EVENT:} from b[i]: sets the period (-1: none), the event (without its colon)
+     * and where the rest starts; false where no word ending in ':' is there, or the period has more
+     * digits than parseAny reads (it might overflow).
+     */
+    private boolean periodAndEvent(byte[] b, int i, int e) {
         long per = -1;
-        t = digits(b, i, e);
+        int t = digits(b, i, e);
         if (t > i && t < e && PerfBytes.isSpace(b[t])) { // PERIOD
             if (t - i > 18) {
-                return false; // might overflow: parseAny's rule
+                return false;
             }
             per = parsePeriod(b, i, t);
             i = skipSpaces(b, t, e);
@@ -217,10 +232,18 @@ final class EventLine {
         while (i < e && !PerfBytes.isSpace(b[i])) {
             i++;
         }
-        int rest = skipSpaces(b, i, e);
-        if (i - es < 2 || b[i - 1] != ':' || sideBandWord(b, es, e) || sideBandWord(b, rest, e)) {
-            return false; // parseAny's side-band test may look that far
+        if (i - es < 2 || b[i - 1] != ':') {
+            return false;
         }
+        period = per;
+        eventStart = es;
+        eventEnd = i - 1;
+        restStart = skipSpaces(b, i, e);
+        return true;
+    }
+
+    /** The comm and PID[/TID] fields of a usual line (slash: -1 for none), and the event's base. */
+    private void set(byte[] b, int s, int commEnd, int ps, int pe, int slash) {
         commStart = s;
         this.commEnd = commEnd;
         pidStart = ps;
@@ -234,14 +257,7 @@ final class EventLine {
             tidEnd = -1;
         }
         sideBand = false;
-        hasTimestamp = true;
-        eventStart = es;
-        eventEnd = i - 1;
-        baseEventEnd = baseEnd(b, es, eventEnd);
-        period = per;
-        restStart = rest;
-        perlSeesEvent = rest >= e;
-        return true;
+        baseEventEnd = baseEnd(b, eventStart, eventEnd);
     }
 
     /**
@@ -255,42 +271,12 @@ final class EventLine {
         if (!noPidWordAfterFirst(b, s, commEnd)) {
             return false;
         }
-        long per = -1;
-        int t = digits(b, i, e);
-        if (t > i) { // PERIOD
-            if (t >= e || !PerfBytes.isSpace(b[t]) || t - i > 18) {
-                return false;
-            }
-            per = parsePeriod(b, i, t);
-            i = skipSpaces(b, t, e);
-        }
-        int es = i; // EVENT:
-        while (i < e && !PerfBytes.isSpace(b[i])) {
-            i++;
-        }
-        int rest = skipSpaces(b, i, e);
-        if (i - es < 2 || b[i - 1] != ':' || rest < e || sideBandWord(b, es, e) || timestampWord(b, es, i)) {
+        if (!periodAndEvent(b, i, e) || restStart < e || sideBandWord(b, eventStart, e)
+                || timestampWord(b, eventStart, eventEnd + 1)) {
             return false;
         }
-        commStart = s;
-        this.commEnd = commEnd;
-        pidStart = ps;
-        if (slash >= 0) {
-            pidEnd = slash;
-            tidStart = slash + 1;
-            tidEnd = pe;
-        } else {
-            pidEnd = pe;
-            tidStart = -1;
-            tidEnd = -1;
-        }
-        sideBand = false;
+        set(b, s, commEnd, ps, pe, slash);
         hasTimestamp = false;
-        eventStart = es;
-        eventEnd = i - 1;
-        baseEventEnd = baseEnd(b, es, eventEnd);
-        period = per;
-        restStart = rest;
         perlSeesEvent = false; // perl's pattern wants the timestamp word before the event
         return true;
     }
