@@ -120,6 +120,14 @@ class LauncherTest {
         assertThat(jvmArguments("info small.folded")).doesNotContain(scaling);
         assertThat(jvmArguments("collapse perf perf-100mb.txt", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
                 .doesNotContain(scaling); // C2's thresholds are left alone
+        // A big named perf script waits for its compiles; nothing else does.
+        String wait = "-XX:-BackgroundCompilation";
+        assertThat(jvmArguments("collapse perf perf-100mb.txt")).contains(wait);
+        assertThat(jvmArguments("collapse perf")).doesNotContain(wait);
+        assertThat(jvmArguments("collapse perf big.folded")).doesNotContain(wait);
+        assertThat(jvmArguments("info perf-100mb.txt")).doesNotContain(wait);
+        assertThat(jvmArguments("collapse perf perf-100mb.txt", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
+                .doesNotContain(wait);
     }
 
     @Test
