@@ -5,9 +5,12 @@ import org.stackfold.io.ByteBlocks;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import org.stackfold.model.ByteStringPool;
 import org.stackfold.model.CallTree;
+import org.stackfold.model.DistinctStacks;
 import org.stackfold.model.FrameTable;
+import org.stackfold.model.Profile;
 
 /**
  * Collapses one byte range of {@code perf script} output (or a whole stream) into its own frame
@@ -18,7 +21,7 @@ import org.stackfold.model.FrameTable;
  * a sample, a line seen before is looked up in the {@link LineCache} and its frames are pushed
  * without parsing. Only new lines, event lines and blank lines take the slow path. A sample's
  * frames are collected leaf first; at its end its period is added to its stack's weight in the
- * {@link StackCache}, which walks the distinct stacks into the tree once the range is read.
+ * {@link StackCache}, whose distinct stacks make the range's {@link #profile}.
  *
  * <p>Line classification (robust where the peers are not): a blank or whitespace-only line ends
  * the sample; {@code #} at column 0 is a comment; outside a sample a line is an event line (a frame
@@ -95,16 +98,7 @@ final class PerfChunkParser implements Runnable {
     /** The distinct stacks and their weights (package-private: tests give it a small cap). */
     StackCache stacks = new StackCache(StackCache.MAX_INTS);
     /** At the end of a range whose stacks all fit the stack cache: those stacks, not yet in {@link #tree}. */
-    org.stackfold.model.DistinctStacks distinct;
-
-    /** {@link #tree} with every stack in it. */
-    CallTree fullTree() {
-        if (distinct != null) {
-            distinct.addTo(tree);
-            distinct = null;
-        }
-        return tree;
-    }
+    private DistinctStacks distinct;
     private int[] pool = new int[4096];
     private int poolUsed;
     private final int[] hashOut = new int[1];
@@ -171,6 +165,15 @@ final class PerfChunkParser implements Runnable {
         if (stop != null && error == null) {
             fail(lines + 1, stop.reason());
         }
+    }
+
+    /**
+     * The range's profile once it is parsed: its distinct stacks, built into a tree only when the
+     * profile's tree is asked for ({@link Profile#ofStacks}; the folded writer does not ask), or the
+     * tree where stacks past the stack cache's cap were walked in.
+     */
+    Profile profile(List<Profile.ValueType> types) {
+        return distinct != null ? Profile.ofStacks(frames, distinct, types) : new Profile(frames, tree, types);
     }
 
     /** Parses the whole lines of a block; see {@link ByteBlocks.Consumer}. */
@@ -724,8 +727,8 @@ final class PerfChunkParser implements Runnable {
     }
 
     /**
-     * Closes the open sample: its stack's weight is added in the stack cache, which walks the
-     * distinct stacks into the tree at the end of the range ({@link #parse}).
+     * Closes the open sample: its stack's weight is added in the stack cache (or, past its cap, the
+     * stack is walked into the tree at once).
      */
     private void endSample() {
         if (inSample && !skipping) {

@@ -148,19 +148,17 @@ public final class PerfCollapser implements Collapser {
             }
             linesBefore += p.lines;
         }
-        PerfChunkParser first = parts.getFirst();
-        for (int i = 1; i < parts.size(); i++) {
-            merge(first, parts.get(i));
-        }
-        String filter = first.filter();
+        String filter = parts.getFirst().filter();
         report(in.name(), parts, filter, opt, warnings);
         // Weighted by period, the counts are events of the filter's type (cycles), not samples.
         boolean weighted = parts.stream().anyMatch(p -> p.weighted);
         String unit = weighted && filter != null ? filter : "samples";
         List<Profile.ValueType> types = List.of(new Profile.ValueType(unit, weighted ? "events" : "count"));
-        return first.distinct != null
-                ? Profile.ofStacks(first.frames, first.distinct, types)
-                : new Profile(first.frames, first.tree, types);
+        Profile profile = parts.getFirst().profile(types);
+        for (int i = 1; i < parts.size(); i++) {
+            merge(profile, parts.get(i).profile(types));
+        }
+        return profile;
     }
 
     private static void report(String name, List<PerfChunkParser> parts, String filter, PerfOptions opt,
@@ -335,15 +333,15 @@ public final class PerfCollapser implements Collapser {
      * after their parents, so a node whose parent was created by this merge has no match in a and
      * is created without a lookup.
      */
-    private static void merge(PerfChunkParser a, PerfChunkParser b) {
-        FrameTable fb = b.frames;
+    private static void merge(Profile a, Profile b) {
+        FrameTable fb = b.frames();
         int[] frameMap = new int[fb.size()];
         for (int f = 0; f < frameMap.length; f++) {
             byte[] name = fb.nameBytes(f);
-            frameMap[f] = a.frames.plain(name, 0, name.length);
+            frameMap[f] = a.frames().plain(name, 0, name.length);
         }
-        CallTree ta = a.fullTree();
-        CallTree tb = b.fullTree();
+        CallTree ta = a.tree();
+        CallTree tb = b.tree();
         int[] nodeMap = new int[tb.size()];
         int created = ta.size();
         for (int n = 1; n < tb.size(); n++) {

@@ -148,8 +148,7 @@ class StackCacheTest {
         assertThat(p.error).isNull();
         assertThat(p.samples).isEqualTo(600);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new FoldedWriter(false).write(new Profile(p.frames, p.fullTree(),
-                List.of(new Profile.ValueType("cycles", "events"))), out);
+        new FoldedWriter(false).write(p.profile(List.of(new Profile.ValueType("cycles", "events"))), out);
         return out.toString(StandardCharsets.UTF_8);
     }
 }
