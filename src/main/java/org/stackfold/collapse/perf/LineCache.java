@@ -60,14 +60,13 @@ final class LineCache {
         return entries.lengths[id];
     }
 
-    /** Whether the entry was put for a Java process's sample. */
-    boolean java(int id) {
-        return javas[id];
-    }
-
-    /** The number of entries. */
-    int size() {
-        return entries.size();
+    /**
+     * Entry {@code id}, right after an entry {@link #matchRun} took, is the next line too: its line
+     * and newline lie within the bytes found equal (from {@code at}, the input's offset of its line,
+     * to {@code end}), and it was put for the same kind of process.
+     */
+    boolean inRun(int id, int at, int end, boolean java) {
+        return id < entries.size() && at + entries.lengths[id] < end && javas[id] == java;
     }
 
     /**
@@ -116,7 +115,7 @@ final class LineCache {
      * {@code differs} names an entry known not to be the line (the one a run just stopped at, often
      * also the first guess), or is -1.
      * Every entry after {@code runFirst} whose line and newline lie within the bytes returned is
-     * the line there, where it was put for the same kind of process ({@link #java}).
+     * the line there, where it was put for the same kind of process ({@link #inRun}).
      */
     int matchRun(int from, byte[] b, int s, int limit, int differs) {
         int id = next[from];

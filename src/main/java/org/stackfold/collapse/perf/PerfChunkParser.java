@@ -202,7 +202,6 @@ final class PerfChunkParser implements Runnable {
                 if (matched > 0) {
                     int end = start + matched;
                     int id = c.runFirst;
-                    int size = c.size();
                     boolean j = java;
                     while (true) {
                         int len = c.length(id);
@@ -218,7 +217,7 @@ final class PerfChunkParser implements Runnable {
                         }
                         prev = id;
                         start += len + 1;
-                        if (++id == size || start + c.length(id) >= end || c.java(id) != j) {
+                        if (!c.inRun(++id, start, end, j)) {
                             break;
                         }
                     }
@@ -233,12 +232,11 @@ final class PerfChunkParser implements Runnable {
                 if (matched > 0) {
                     int end = start + matched;
                     int id = c.runFirst;
-                    int size = c.size();
                     while (true) {
                         lines++;
                         prevSkipped = id;
                         start += c.length(id) + 1;
-                        if (++id == size || start + c.length(id) >= end) {
+                        if (!c.inRun(++id, start, end, false)) { // its lines are all put as not Java's
                             break;
                         }
                     }

@@ -42,7 +42,7 @@ class LineCacheTest {
         while (true) {
             n++;
             at += c.length(id) + 1;
-            if (++id == c.size() || at + c.length(id) >= matched || c.java(id) != java) {
+            if (!c.inRun(++id, at, matched, java)) {
                 return n;
             }
         }
