@@ -145,7 +145,7 @@ public final class FoldedWriter {
                 continue; // the next stack has the same names: one line
             }
             if (len > 0 && weight != 0) { // a stack without frames is the root: no line
-                text.lines.line(text.pathEnd[len - 1], weight, false, 0);
+                text.lines.line(len - 1, weight, false, 0);
             }
             weight = 0;
         }
@@ -163,7 +163,6 @@ public final class FoldedWriter {
         private final ByteStringPool names;
         private final int[] map;
         final LineBuffer lines;
-        int[] pathEnd = new int[64]; // the line's byte end after each frame
 
         StackText(DistinctStacks stacks, FrameTable frames, int[] map, LineBuffer lines) {
             this.stacks = stacks;
@@ -175,18 +174,9 @@ public final class FoldedWriter {
 
         /** Frames {@code from} to {@code len} of path {@code p} into the line. */
         void names(long p, int from, int len) {
-            if (len > pathEnd.length) {
-                pathEnd = Arrays.copyOf(pathEnd, Math.max(len, pathEnd.length * 2));
-            }
             for (int d = from; d < len; d++) {
                 int f = stacks.frame(p, d);
-                int nameId = frames.nameId(map == null ? f : map[f]);
-                int start = d == 0 ? 0 : pathEnd[d - 1] + 1;
-                lines.ensurePath(start + names.length(nameId) + 1);
-                if (d > 0) {
-                    lines.path[start - 1] = ';';
-                }
-                pathEnd[d] = names.copyTo(nameId, lines.path, start);
+                lines.name(d, names, frames.nameId(map == null ? f : map[f]));
             }
         }
     }
@@ -312,7 +302,6 @@ public final class FoldedWriter {
         private final byte[] marks;
         private static final byte ANCHOR = 1;
         private static final byte EARLY = 2;
-        private int[] pathEnd = new int[64];
         IOException failure;
 
         Emitter(FrameTable frames, CallTree tree, LineBuffer lines, boolean differential, Map<Integer, int[]> early) {
@@ -340,9 +329,6 @@ public final class FoldedWriter {
             if (failure != null) {
                 return;
             }
-            if (depth >= pathEnd.length) {
-                pathEnd = Arrays.copyOf(pathEnd, pathEnd.length * 2);
-            }
             int mark = marks == null ? 0 : marks[node];
             if (mark != 0) {
                 if ((mark & ANCHOR) != 0) {
@@ -365,7 +351,7 @@ public final class FoldedWriter {
             long b = differential ? tree.self(node, 1) : 0;
             if (a != 0 || b != 0) {
                 try {
-                    lines.line(pathEnd[depth], a, differential, b);
+                    lines.line(depth - 1, a, differential, b);
                 } catch (IOException e) {
                     failure = e;
                 }
@@ -373,20 +359,15 @@ public final class FoldedWriter {
         }
 
         private void setName(int node, int depth) {
-            int start = depth == 1 ? 0 : pathEnd[depth - 1] + 1;
-            int nameId = frames.nameId(tree.frame(node));
-            lines.ensurePath(start + names.length(nameId) + 1);
-            if (depth > 1) {
-                lines.path[start - 1] = ';';
-            }
-            pathEnd[depth] = names.copyTo(nameId, lines.path, start);
+            lines.name(depth - 1, names, frames.nameId(tree.frame(node))); // the walk's depth 1 is the root frame
         }
     }
 
     /** The current stack's bytes and an output buffer written in large blocks. */
     private static final class LineBuffer {
         private final OutputStream out;
-        byte[] path = new byte[4096];
+        private byte[] path = new byte[4096];
+        private int[] ends = new int[64]; // the stack's byte end after each of its frames
         private final byte[] buf = new byte[1 << 16];
         private int used;
 
@@ -394,14 +375,25 @@ public final class FoldedWriter {
             this.out = out;
         }
 
-        void ensurePath(int len) {
+        /** Puts a name as frame {@code level} (0: the root) of the stack, after the frames before it. */
+        void name(int level, ByteStringPool names, int nameId) {
+            if (level >= ends.length) {
+                ends = Arrays.copyOf(ends, Math.max(level + 1, ends.length * 2));
+            }
+            int start = level == 0 ? 0 : ends[level - 1] + 1;
+            int len = start + names.length(nameId) + 1;
             if (len > path.length) {
                 path = Arrays.copyOf(path, Math.max(len, path.length * 2));
             }
+            if (level > 0) {
+                path[start - 1] = ';';
+            }
+            ends[level] = names.copyTo(nameId, path, start);
         }
 
-        void line(int pathLen, long a, boolean two, long b) throws IOException {
-            write(path, pathLen);
+        /** Writes the stack down to frame {@code level}, then its count (two for a differential profile). */
+        void line(int level, long a, boolean two, long b) throws IOException {
+            write(path, ends[level]);
             put((byte) ' ');
             number(a);
             if (two) {
