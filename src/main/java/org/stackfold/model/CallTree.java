@@ -135,6 +135,15 @@ public final class CallTree {
     }
 
     /**
+     * {@link #child(int, int)} for a walk that creates nodes as it goes: a parent numbered
+     * {@code newFrom} or above was made by that walk (nodes are numbered in the order they are made)
+     * and has no child for {@code frame} yet, so it gets one without a lookup.
+     */
+    public int child(int parent, int frame, int newFrom) {
+        return parent >= newFrom ? newChild(parent, frame) : child(parent, frame);
+    }
+
+    /**
      * A new child of {@code parent} for {@code frame}, for a caller that knows there is none yet
      * (say, the parent was itself created a moment ago).
      */

@@ -124,7 +124,7 @@ public final class DistinctStacks {
 
     /**
      * {@link #addTo(CallTree)} with a given sort budget. A stack with no frames is the tree's root
-     * and is not counted. Where the tree is empty, no node is looked up; else only where stacks part.
+     * and is not counted. Only nodes the tree had before are looked up: none where it was empty.
      */
     public void addTo(CallTree tree, int budget) {
         Sorted s = sort(null, null, budget);
@@ -140,6 +140,10 @@ public final class DistinctStacks {
             }
             tree.reserve((int) Math.min(nodes, Integer.MAX_VALUE));
         }
+        // Below a node this walk created there is nothing to look up: stacks are sorted, so one that
+        // shares a node's parent and frame shares the path down to it with the stack before. An
+        // empty tree so gets no lookup at all.
+        int newFrom = fresh ? 0 : tree.size();
         int[] path = new int[64]; // the nodes of the previous stack's path, root first
         for (int i = 0; i < n; i++) {
             int top = (int) (x[i] >>> 32);
@@ -149,12 +153,8 @@ public final class DistinctStacks {
             }
             int k = lcp[i];
             int node = k == 0 ? CallTree.ROOT : path[k - 1];
-            boolean created = fresh;
             for (int d = k; d < len; d++) {
-                int f = a[top - d];
-                int found = created ? -1 : tree.find(node, f);
-                created = found < 0;
-                node = created ? tree.newChild(node, f) : found;
+                node = tree.child(node, a[top - d], newFrom);
                 path[d] = node;
             }
             if (node != CallTree.ROOT) {

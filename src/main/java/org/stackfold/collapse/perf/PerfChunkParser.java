@@ -711,12 +711,10 @@ final class PerfChunkParser implements Runnable {
             }
         }
         int node = nodes[k - 1];
-        boolean created = false; // below a node created just now there is nothing to look up
+        int newFrom = tree.size(); // below a node created in this walk there is nothing to look up
         for (int i = k; i < len; i++) {
             int f = stack[depth - i];
-            int found = created ? -1 : tree.find(node, f);
-            created = found < 0;
-            node = created ? tree.newChild(node, f) : found;
+            node = tree.child(node, f, newFrom);
             ids[i] = f;
             nodes[i] = node;
         }

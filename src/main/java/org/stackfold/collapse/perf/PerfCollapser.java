@@ -347,7 +347,7 @@ public final class PerfCollapser implements Collapser {
         for (int n = 1; n < tb.size(); n++) {
             int parent = nodeMap[tb.parent(n)];
             int frame = frameMap[tb.frame(n)];
-            int m = parent >= created ? ta.newChild(parent, frame) : ta.child(parent, frame);
+            int m = ta.child(parent, frame, created);
             nodeMap[n] = m;
             long s = tb.self(n);
             if (s != 0) {
