@@ -129,6 +129,16 @@ final class ProcessSnapshot implements AddressSymbolizer {
     }
 
     private static ElfImage vdso(Path dir, ProcessMaps.Mapping m, ImageCache cache) {
+        byte[] image = vdsoImage(dir, m);
+        try {
+            return image == null ? null : cache.vdso(image);
+        } catch (InputException e) {
+            return null;
+        }
+    }
+
+    /** The bytes of a process's vDSO mapping (the kernel's image: it has no file), or null. */
+    static byte[] vdsoImage(Path dir, ProcessMaps.Mapping m) {
         long size = m.end() - m.start();
         if (size <= 0 || size > 1 << 24) {
             return null;
@@ -137,10 +147,25 @@ final class ProcessSnapshot implements AddressSymbolizer {
             byte[] image = new byte[(int) size];
             mem.seek(m.start());
             mem.readFully(image);
-            return cache.vdso(image);
-        } catch (IOException | InputException e) {
+            return image;
+        } catch (IOException e) {
             return null;
         }
+    }
+
+    /** This process's own vDSO image, or null where /proc/self cannot show it. */
+    static byte[] ownVdsoImage() {
+        Path self = Path.of("/proc/self");
+        try {
+            for (ProcessMaps.Mapping m : ProcessMaps.parseExecutable(Files.readAllBytes(self.resolve("maps")), "/proc/self/maps")) {
+                if (m.path().equals("[vdso]")) {
+                    return vdsoImage(self, m);
+                }
+            }
+        } catch (IOException | InputException e) {
+            // no /proc here: the caller goes without
+        }
+        return null;
     }
 
     int pid() {

@@ -109,6 +109,28 @@ public final class Symbolizer implements AutoCloseable {
     }
 
     /**
+     * Addresses of a vDSO image (the kernel's, read from a process's memory), as virtual addresses
+     * of that image; null where it is not an ELF image.
+     */
+    public AddressSymbolizer vdso(byte[] image) {
+        try {
+            ElfImage elf = images.vdso(image);
+            return address -> elf.frames(address, "[vdso]", FrameKind.NATIVE, options, Names.INSTANCE);
+        } catch (InputException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The bytes of this process's vDSO (an ELF image), or null where /proc/self cannot show it.
+     * perf script names a {@code [vdso]} it has no saved copy of from its own: the same kernel maps
+     * the same image into every process.
+     */
+    public byte[] ownVdsoImage() {
+        return ProcessSnapshot.ownVdsoImage();
+    }
+
+    /**
      * The frames of {@code function+offset} in an ELF file, as {@code perf script} prints a frame
      * (linkage or demangled name, with or without parameters); empty when the file cannot be read
      * or has no such function. Lets {@code collapse perf --inline} expand inlined frames without

@@ -32,6 +32,15 @@ final class ElfLoadSegments {
                 // fill
             }
             b.flip();
+            return of(b);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The segments of an ELF image's first bytes (its ELF and program headers), or null where it is not ELF. */
+    static ElfLoadSegments of(ByteBuffer b) {
+        try {
             if (b.limit() < 52 || b.order(ByteOrder.LITTLE_ENDIAN).getInt(0) != 0x464c457f) {
                 return null;
             }
@@ -59,7 +68,7 @@ final class ElfLoadSegments {
             }
             return new ElfLoadSegments(java.util.Arrays.copyOf(off, n), java.util.Arrays.copyOf(va, n),
                     java.util.Arrays.copyOf(sz, n));
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             return null;
         }
     }

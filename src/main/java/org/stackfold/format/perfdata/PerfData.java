@@ -55,6 +55,9 @@ public final class PerfData {
     /** What {@code stackfold info} prints: the header's features and events. */
     public static void describe(Input in, PrintWriter out) throws IOException {
         PerfDataFile file = new PerfDataFile(in.name(), in.bytes());
+        if (file.pipe) {
+            file.readPipeHeaders();
+        }
         out.println("format: perf.data (" + file.order + (file.pipe ? ", pipe mode" : "") + ")");
         file.features.forEach((k, v) -> out.println(k + ": " + v));
         out.println("data: " + file.dataSize + " bytes at offset " + file.dataOffset);

@@ -29,7 +29,13 @@ final class PerfDataFile {
     private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
+    /** Pipe mode's header records: what a file keeps in its header and feature sections. */
+    static final int RECORD_HEADER_ATTR = 64;
+    static final int RECORD_HEADER_BUILD_ID = 67;
+    static final int RECORD_EVENT_UPDATE = 78;
+    static final int RECORD_HEADER_FEATURE = 80;
     static final int FEAT_BUILD_ID = 2;
+    private static final long EVENT_UPDATE_NAME = 2;
     static final int FEAT_HOSTNAME = 3;
     static final int FEAT_OSRELEASE = 4;
     static final int FEAT_VERSION = 5;
@@ -165,16 +171,77 @@ final class PerfDataFile {
             long off = u64(entry);
             long size = u64(entry + 8);
             need(entry, off, size, "feature section " + bit);
-            switch (bit) {
-                case FEAT_HOSTNAME -> features.put("hostname", string(off, off + size));
-                case FEAT_OSRELEASE -> features.put("os release", string(off, off + size));
-                case FEAT_VERSION -> features.put("perf version", string(off, off + size));
-                case FEAT_ARCH -> features.put("arch", string(off, off + size));
-                case FEAT_CMDLINE -> features.put("cmdline", cmdline(off, off + size));
-                case FEAT_EVENT_DESC -> eventDesc(off, off + size);
-                case FEAT_BUILD_ID -> buildIds(off, off + size);
-                default -> {
-                }
+            feature(bit, off, size);
+        }
+    }
+
+    /** Pipe mode: the attribute and its ids as a record; returns it. */
+    PerfEventAttr headerAttr(long at, int size) {
+        long attrSize = u32(at + 8 + 4) & 0xffffffffL;
+        if (attrSize < 64 || attrSize > size - 8) {
+            throw InputException.atOffset(name, at, "attribute record with attr size " + attrSize);
+        }
+        long[] ids = new long[(int) ((size - 8 - attrSize) / 8)];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = u64(at + 8 + attrSize + 8L * i);
+        }
+        PerfEventAttr a = attr(at + 8, attrSize, ids);
+        attrs.add(a);
+        return a;
+    }
+
+    /**
+     * Pipe mode: a header record other than an attribute. BUILD_ID comes one record a file;
+     * HEADER_FEATURE a feature section a record (read: host, OS release, perf version, arch, cmdline
+     * and the events' names); EVENT_UPDATE of type NAME names an event by its first id.
+     */
+    void pipeHeader(int type, long at, int size) {
+        if (type == RECORD_HEADER_BUILD_ID) {
+            buildIds(at, at + size);
+        } else if (type == RECORD_HEADER_FEATURE) {
+            if (size < 16) {
+                throw InputException.atOffset(name, at, "feature record of " + size + " bytes");
+            }
+            long bit = u64(at + 8);
+            if (bit == FEAT_HOSTNAME || bit == FEAT_OSRELEASE || bit == FEAT_VERSION || bit == FEAT_ARCH
+                    || bit == FEAT_CMDLINE || bit == FEAT_EVENT_DESC) {
+                feature((int) bit, at + 16, size - 16);
+            }
+        } else if (type == RECORD_EVENT_UPDATE && size >= 24 && u64(at + 8) == EVENT_UPDATE_NAME) {
+            nameEvent(-1, u64(at + 16), cString(at + 24, at + size));
+        }
+    }
+
+    /** What {@code info} shows of a pipe: its header records, read through to the end. */
+    void readPipeHeaders() {
+        long end = dataOffset + dataSize;
+        for (long at = dataOffset; end - at >= 8; ) {
+            int type = u32(at);
+            int size = u16(at + 6);
+            if (size < 8 || size > end - at) {
+                throw InputException.atOffset(name, at, "record of type " + type + " claims " + size
+                        + " bytes (" + (end - at) + " left in the data section)");
+            }
+            if (type == RECORD_HEADER_ATTR) {
+                headerAttr(at, size);
+            } else if (type == RECORD_HEADER_BUILD_ID || type == RECORD_HEADER_FEATURE || type == RECORD_EVENT_UPDATE) {
+                pipeHeader(type, at, size);
+            }
+            at += size;
+        }
+    }
+
+    /** One feature section's bytes: from the table after the data, or a pipe's HEADER_FEATURE record. */
+    void feature(int bit, long off, long size) {
+        switch (bit) {
+            case FEAT_HOSTNAME -> features.put("hostname", string(off, off + size));
+            case FEAT_OSRELEASE -> features.put("os release", string(off, off + size));
+            case FEAT_VERSION -> features.put("perf version", string(off, off + size));
+            case FEAT_ARCH -> features.put("arch", string(off, off + size));
+            case FEAT_CMDLINE -> features.put("cmdline", cmdline(off, off + size));
+            case FEAT_EVENT_DESC -> eventDesc(off, off + size);
+            case FEAT_BUILD_ID -> buildIds(off, off + size);
+            default -> {
             }
         }
     }
@@ -235,7 +302,8 @@ final class PerfDataFile {
         }
     }
 
-    private void nameEvent(int index, long firstId, String event) {
+    /** Names the attribute holding {@code firstId}; the index-th where none does (and index >= 0). */
+    void nameEvent(int index, long firstId, String event) {
         for (int k = 0; k < attrs.size(); k++) {
             for (long id : attrs.get(k).ids()) {
                 if (id == firstId) {
@@ -244,7 +312,7 @@ final class PerfDataFile {
                 }
             }
         }
-        if (index < attrs.size()) {
+        if (index >= 0 && index < attrs.size()) {
             attrs.set(index, attrs.get(index).named(event));
         }
     }

@@ -1,6 +1,7 @@
 package org.stackfold.format.perfdata;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -33,9 +34,11 @@ final class PerfDataReplay {
     static final int RECORD_FORK = 7;
     static final int RECORD_SAMPLE = 9;
     static final int RECORD_MMAP2 = 10;
-    static final int RECORD_HEADER_ATTR = 64;
-    static final int RECORD_HEADER_BUILD_ID = 67;
+    static final int RECORD_HEADER_ATTR = PerfDataFile.RECORD_HEADER_ATTR;
+    static final int RECORD_HEADER_BUILD_ID = PerfDataFile.RECORD_HEADER_BUILD_ID;
     static final int RECORD_FINISHED_ROUND = 68;
+    static final int RECORD_EVENT_UPDATE = PerfDataFile.RECORD_EVENT_UPDATE;
+    static final int RECORD_HEADER_FEATURE = PerfDataFile.RECORD_HEADER_FEATURE;
     private static final int MISC_CPUMODE_MASK = 7;
     private static final int MISC_KERNEL = 1;
     private static final int MISC_GUEST_KERNEL = 4;
@@ -173,8 +176,8 @@ final class PerfDataReplay {
                 flushLimit = maxTime;
             } else if (type == RECORD_HEADER_ATTR) {
                 headerAttr(at, size);
-            } else if (type == RECORD_HEADER_BUILD_ID) {
-                file.buildIds(at, at + size); // pipe mode: the BUILD_ID feature's records, one at a time
+            } else if (type == RECORD_HEADER_BUILD_ID || type == RECORD_HEADER_FEATURE || type == RECORD_EVENT_UPDATE) {
+                file.pipeHeader(type, at, size);
             } else {
                 long time = timed ? timeOf(at, type, size) : Long.MIN_VALUE;
                 if (time == Long.MIN_VALUE) {
@@ -191,17 +194,7 @@ final class PerfDataReplay {
 
     /** Pipe mode: the attribute and its ids as a record. */
     private void headerAttr(long at, int size) {
-        long attrSize = file.u32(at + 8 + 4) & 0xffffffffL;
-        if (attrSize < 64 || attrSize > size - 8) {
-            throw InputException.atOffset(file.name, at, "attribute record with attr size " + attrSize);
-        }
-        long[] ids = new long[(int) ((size - 8 - attrSize) / 8)];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = file.u64(at + 8 + attrSize + 8L * i);
-        }
-        PerfEventAttr a = file.attr(at + 8, attrSize, ids);
-        checkSupported(a);
-        file.attrs.add(a);
+        checkSupported(file.headerAttr(at, size));
         layout();
     }
 
@@ -679,6 +672,9 @@ final class PerfDataReplay {
         if (f.equals("[vdso]")) {
             String id = file.buildIds.get("[vdso]");
             elf = id == null ? null : Path.of(System.getProperty("user.home"), ".debug", "[vdso]", id, "vdso");
+            if (elf == null || !Files.isRegularFile(elf)) {
+                return ownVdso(f);
+            }
         } else if (f.startsWith("/")) {
             elf = Path.of(f);
         } else {
@@ -694,6 +690,24 @@ final class PerfDataReplay {
             sym = null;
         }
         return new MappedFile(f, ElfLoadSegments.read(elf), sym);
+    }
+
+    /**
+     * A vDSO perf saved no copy of (a pipe has no build-ids; perf record without its build-id
+     * cache): as perf script does, this process's own, which is the same image where the file was
+     * recorded on the running kernel. A file from another kernel release keeps its frames unknown.
+     */
+    private MappedFile ownVdso(String f) {
+        String release = file.features.get("os release");
+        if (release != null && !release.equals(System.getProperty("os.version"))) {
+            return new MappedFile(f, null, null);
+        }
+        byte[] image = symbolizer.ownVdsoImage();
+        AddressSymbolizer sym = image == null ? null : symbolizer.vdso(image);
+        if (sym == null) {
+            return new MappedFile(f, null, null);
+        }
+        return new MappedFile(f, ElfLoadSegments.of(ByteBuffer.wrap(image)), sym);
     }
 
     /** perf's anonymous and no-file memory (JIT code): named through /tmp/perf-PID.map. */

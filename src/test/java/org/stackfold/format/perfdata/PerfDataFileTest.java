@@ -147,6 +147,61 @@ class PerfDataFileTest {
         assertThat(r.out().lines()).contains("burn " + period);
     }
 
+    /** A pipe's header comes as records: features, the event's name (EVENT_DESC, EVENT_UPDATE). */
+    @Test
+    void pipeModeHeaderRecordsNameTheEventAndTheKernel() throws Exception {
+        Path f = write("clock.pipe.data", pipeRecorded());
+        CliRun info = run("info", f.toString());
+        assertThat(info.out()).contains("pipe mode").contains("os release: " + PIPE_RELEASE)
+                .contains("event: cpu-clock:pppH").contains("cmdline: /usr/bin/perf record -q -F 199 -g -o -");
+        CliRun r = run("collapse", "perf", "--event-filter=cpu-clock", f.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("counts are cpu-clock ");
+        assertThat(run("collapse", "perf", "--count-samples", f.toString()).out().lines()
+                .mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1))).sum()).isEqualTo(159);
+    }
+
+    /**
+     * A pipe keeps no copy of the vDSO: perf script names its frames from its own, and so does the
+     * reader, but only where the file was recorded on the running kernel release; elsewhere they
+     * stay unknown, in the vDSO (as {@code [[vdso]]}), and weigh the same.
+     */
+    @Test
+    void pipeVdsoFramesAreNamedFromThisProcessOnlyOnTheKernelTheyWereRecordedOn() throws Exception {
+        byte[] b = pipeRecorded();
+        String here = run("collapse", "perf", write("clock.pipe.data", b).toString()).out();
+        if (PIPE_RELEASE.equals(System.getProperty("os.version"))) {
+            assertThat(here).contains("clock;__libc_start_call_main;clock_gettime@@GLIBC_2.17;__vdso_clock_gettime ");
+        } else {
+            assertThat(here).doesNotContain("__vdso").contains("[[vdso]]");
+        }
+        byte[] release = PIPE_RELEASE.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        int at = indexOf(b, release);
+        assertThat(at).isPositive();
+        byte[] other = "0.0.0-other".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.util.Arrays.fill(b, at, at + release.length, (byte) 0);
+        System.arraycopy(other, 0, b, at, other.length);
+        String elsewhere = run("collapse", "perf", write("other.pipe.data", b).toString()).out();
+        assertThat(elsewhere).doesNotContain("__vdso")
+                .contains("clock;__libc_start_call_main;clock_gettime@@GLIBC_2.17;[[vdso]] ");
+        assertThat(total(elsewhere)).isEqualTo(total(here)).isEqualTo(798994875L);
+    }
+
+    private static final String PIPE_RELEASE = "6.18.44-fc-v657";
+
+    private static byte[] pipeRecorded() throws Exception {
+        return PerfDataFileTest.class.getResourceAsStream("/perfdata/clock.pipe.data").readAllBytes();
+    }
+
+    private static int indexOf(byte[] b, byte[] part) {
+        for (int i = 0; i + part.length <= b.length; i++) {
+            if (java.util.Arrays.equals(b, i, i + part.length, part, 0, part.length)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     @Test
     void truncatedAndMutatedFilesFailInOneLine() throws Exception {
         byte[] good = recorded();

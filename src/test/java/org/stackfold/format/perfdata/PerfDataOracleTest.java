@@ -33,6 +33,17 @@ class PerfDataOracleTest {
             int main(void) { time_t t = time(0); while (time(0) - t < 2) sink += top(100000); return 0; }
             """;
 
+    private static final String CLOCK_C = """
+            #include <time.h>
+            static volatile long sink;
+            int main(void) {
+                struct timespec s, n;
+                clock_gettime(CLOCK_MONOTONIC, &s);
+                do { clock_gettime(CLOCK_MONOTONIC, &n); sink += n.tv_nsec; } while (n.tv_sec - s.tv_sec < 1);
+                return 0;
+            }
+            """;
+
     private static final String WORK_PY = """
             import time
             def fib(n):
@@ -101,6 +112,25 @@ class PerfDataOracleTest {
         assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
         assumeThat(p.exitValue() == 0 && Files.size(data) > 0).as("perf cannot record here").isTrue();
         assertThat(agree(data, perfScript(data, "pipe.txt"))).contains("burn;__libc_start_call_main;main;top");
+    }
+
+    /**
+     * A pipe carries no copy of the vDSO (no build-ids): perf script names its frames from its own
+     * vDSO, and so must the direct reader. This program spends its time there, so every run has them.
+     */
+    @Test
+    void pipeModeVdsoFrames() throws Exception {
+        Files.writeString(dir.resolve("clock.c"), CLOCK_C);
+        exec(dir, "gcc", "-O1", "-g", "-fno-omit-frame-pointer", "-o", "clock", "clock.c");
+        assumeThat(onPath("perf")).as("perf (linux-perf) is not installed").isTrue();
+        Path data = dir.resolve("clock.data");
+        Process p = new ProcessBuilder("perf", "record", "-q", "-F", "499", "-g", "-o", "-", "--", dir.resolve("clock").toString())
+                .directory(dir.toFile()).redirectOutput(data.toFile()).redirectError(dir.resolve("clock.err").toFile()).start();
+        assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
+        assumeThat(p.exitValue() == 0 && Files.size(data) > 0).as("perf cannot record here").isTrue();
+        String text = perfScript(data, "clock.txt");
+        assumeThat(Files.readString(Path.of(text))).as("perf script names no vDSO frame here").contains("__vdso_clock_gettime");
+        assertThat(agree(data, text)).contains("__vdso_clock_gettime");
     }
 
     @Test
