@@ -122,7 +122,7 @@ class RecordLiveTest {
     void aCommandIsRecordedWithItsSharesUserAndKernelParts() throws IOException {
         Path out = dir.resolve("command.folded");
         CliRun r = run("record", "-F", HZ, "--delimited", "--annotate", "-o", out.toString(), "--",
-                workload.toString(), "60", "kernel");
+                workload.toString(), "1200", "kernel");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).contains("samples in").contains("collisions");
         Map<String, Long> stacks = folded(Files.readString(out));
@@ -148,14 +148,14 @@ class RecordLiveTest {
     void otherOutputFormatsKeepTheStacks() throws IOException {
         for (String ext : List.of("pb.gz", "bin", "speedscope.json")) {
             Path out = dir.resolve("command." + ext);
-            CliRun r = run("record", "-F", HZ, "-o", out.toString(), "--", workload.toString(), "10");
+            CliRun r = run("record", "-F", HZ, "-o", out.toString(), "--", workload.toString(), "200");
             assertThat(r.code()).as(r.err()).isZero();
             CliRun back = run("convert", out.toString());
             assertThat(back.code()).as(back.err()).isZero();
             assertThat(folded(back.out()).keySet()).as(ext).anyMatch(s -> s.contains(WORKLOAD) && s.endsWith(";main;heavy"));
         }
         Path html = dir.resolve("command.html");
-        CliRun r = run("record", "-F", HZ, "-o", html.toString(), "--", workload.toString(), "10");
+        CliRun r = run("record", "-F", HZ, "-o", html.toString(), "--", workload.toString(), "200");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readString(html)).startsWith("<!DOCTYPE html>").contains("stackfold record");
     }
@@ -164,7 +164,7 @@ class RecordLiveTest {
     void agreesWithPerfRecord() throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/perf")), "perf is not installed (apt-get install linux-perf)");
         Path data = dir.resolve("perf.data");
-        exec(List.of("perf", "record", "-q", "-F", HZ, "-g", "-o", data.toString(), "--", workload.toString(), "60"));
+        exec(List.of("perf", "record", "-q", "-F", HZ, "-g", "-o", data.toString(), "--", workload.toString(), "1200"));
         Path script = dir.resolve("perf.txt");
         Process p = new ProcessBuilder("perf", "script", "-i", data.toString()).redirectOutput(script.toFile())
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -175,7 +175,7 @@ class RecordLiveTest {
         double[] perf = shares(folded(Files.readString(perfFolded)));
 
         Path ours = dir.resolve("ours.folded");
-        CliRun r = run("record", "-F", HZ, "-o", ours.toString(), "--", workload.toString(), "60");
+        CliRun r = run("record", "-F", HZ, "-o", ours.toString(), "--", workload.toString(), "1200");
         assertThat(r.code()).as(r.err()).isZero();
         double[] record = shares(folded(Files.readString(ours)));
         assertSixThreeOne(perf, "perf");
@@ -193,7 +193,7 @@ class RecordLiveTest {
 
     @Test
     void aRunningProcessIsRecordedByPidAndNothingElse() throws Exception {
-        Process p = new ProcessBuilder(workload.toString(), "100000").start();
+        Process p = new ProcessBuilder(workload.toString(), "100000000").start();
         try {
             Path out = dir.resolve("pid.folded");
             CliRun r = run("record", "-F", HZ, "-d", "2", "-p", Long.toString(p.pid()), "--per-thread", "-o",
@@ -213,7 +213,7 @@ class RecordLiveTest {
 
     @Test
     void theWholeSystemIncludesARunningProcessAndKernelOnlyHasNoUserFrames() throws Exception {
-        Process p = new ProcessBuilder(workload.toString(), "100000").start();
+        Process p = new ProcessBuilder(workload.toString(), "100000000").start();
         try {
             CliRun r = run("record", "-F", HZ, "-d", "1.5");
             assertThat(r.code()).as(r.err()).isZero();
