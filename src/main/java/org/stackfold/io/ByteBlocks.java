@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * Serves bytes (a range of a memory-mapped segment, or a stream) to a line parser through one
+ * Serves bytes (a range of a file, a memory segment or a stream) to a line parser through one
  * reused array: the parser sees a block, consumes whole lines, and the unconsumed tail is moved to
  * the front before more bytes are read behind it. Parsers then work on {@code byte[]} at full
  * speed whatever the size of the input, and a line longer than a block grows the array up to a limit.
@@ -25,7 +25,7 @@ public final class ByteBlocks {
     public interface Source extends AutoCloseable {
         int read(byte[] b, int off, int len) throws IOException;
 
-        /** Releases what the source holds (a mapped window); nothing for most. */
+        /** Releases what the source holds; nothing for most. */
         @Override
         default void close() {
         }

@@ -314,10 +314,10 @@ public final class Input implements AutoCloseable {
 
     /**
      * The content's bytes [from, to) for one reader thread: a plain (or spilled) file through
-     * {@link MappedWindows}, so only a window of it is resident at a time; else a copy from
-     * {@link #bytes()}. Close it when done.
+     * positional reads ({@link FileRange}: no mapping, nothing of the file resident); else a copy
+     * from {@link #bytes()}. Close it when done.
      */
-    public ByteBlocks.Source window(long from, long to) throws IOException {
+    public ByteBlocks.Source range(long from, long to) throws IOException {
         FileChannel file = isMappable() ? channel : spilled;
         if (file == null) {
             MemorySegment data = bytes();
@@ -326,7 +326,7 @@ public final class Input implements AutoCloseable {
                 return ByteBlocks.Source.of(data, from, to);
             }
         }
-        return new MappedWindows(file, from, to, MappedWindows.WINDOW);
+        return new FileRange(file, name, from, to);
     }
 
     /**

@@ -131,6 +131,25 @@ class LauncherTest {
     }
 
     @Test
+    void bigInputsPutTheHeapOnHugePagesWhereTheKernelOffersThem() throws Exception {
+        String thp = "-XX:+UseTransparentHugePages";
+        try (var big = java.nio.channels.FileChannel.open(dir.resolve("perf-100mb.txt"), java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
+            big.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), 100L << 20); // sparse: 100 MiB
+        }
+        // The launcher reads the kernel's mode itself; the JVM only warns where it is [never].
+        Path sysfs = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
+        String mode = Files.isReadable(sysfs) ? Files.readString(sysfs) : "";
+        boolean offered = mode.contains("[always]") || mode.contains("[madvise]");
+        assertThat(jvmArguments("collapse perf perf-100mb.txt").contains(thp)).as(mode).isEqualTo(offered);
+        assertThat(jvmArguments("flamegraph perf-100mb.txt -o out.svg").contains(thp)).as(mode).isEqualTo(offered);
+        assertThat(jvmArguments("collapse perf big.folded")).doesNotContain(thp);
+        assertThat(jvmArguments("info small.folded")).doesNotContain(thp);
+        assertThat(jvmArguments("collapse perf")).doesNotContain(thp); // standard input: size unknown
+        assertThat(jvmArguments("--version")).doesNotContain(thp);
+    }
+
+    @Test
     void collapsePerfUnderC1InlinesTheLineCache() throws Exception {
         String hint = "-XX:CompileCommand=inline,org.stackfold.collapse.perf.LineCache::*";
         assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:TieredStopAtLevel=1", hint);

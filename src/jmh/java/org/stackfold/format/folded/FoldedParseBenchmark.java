@@ -23,7 +23,7 @@ import org.stackfold.model.Profile;
 /**
  * The folded parser and writer on a generated profile shaped like collapser output (sorted, deep
  * stacks from a few thousand names). {@code -p file=/tmp/folded-1m.txt} runs on a file instead, read
- * as the command line reads it (through mapped windows, {@code io.MappedWindows}).
+ * as the command line reads it (by positional reads, {@code io.FileRange}).
  * Run with {@code scripts/jmh FoldedParse}.
  */
 @State(Scope.Benchmark)

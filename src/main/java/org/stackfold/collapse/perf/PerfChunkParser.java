@@ -154,7 +154,7 @@ final class PerfChunkParser implements Runnable {
 
     private void parse() throws IOException {
         ByteBlocks.Stop stop;
-        try (source) { // a mapped window is unmapped by the thread that mapped it
+        try (source) {
             stop = ByteBlocks.read(source, size, MAX_LINE, this::lines, progress);
         }
         if (tree.size() == 1) {

@@ -30,8 +30,8 @@ import org.stackfold.model.Profile;
  * stackcollapse-perf.pl and inferno-collapse-perf do. Rules and differences: docs/collapse-perf.md.
  *
  * <p>A file is cut at sample boundaries (blank lines, event lines) into one range per core, and each
- * range is read through a sliding mapping ({@link Input#window}: a window of it at a time counts in
- * resident memory, not the whole file) and collapsed by a {@link PerfChunkParser} into its own tree;
+ * range is read in blocks by positional reads ({@link Input#range}: nothing of the file counts in
+ * resident memory) and collapsed by a {@link PerfChunkParser} into its own tree;
  * the trees are merged. The default event filter (the first event in the input, as both peers do)
  * is found by a short scan of the start before the ranges run, so every range filters alike.
  */
@@ -114,7 +114,7 @@ public final class PerfCollapser implements Collapser {
             String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
             long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
             for (int i = 0; i + 1 < cuts.length; i++) {
-                parts.add(new PerfChunkParser(in.window(cuts[i], cuts[i + 1]), cuts[i + 1] - cuts[i], opt, filter));
+                parts.add(new PerfChunkParser(in.range(cuts[i], cuts[i + 1]), cuts[i + 1] - cuts[i], opt, filter));
             }
         } else {
             // A pipe or a gzip file: streamed in blocks by one parser, never held whole in memory

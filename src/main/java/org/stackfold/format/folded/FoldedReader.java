@@ -24,8 +24,8 @@ import org.stackfold.model.WideNodes;
  * Reads folded stacks ({@code main;foo;bar 42}) and differential folded stacks
  * ({@code main;foo 10 14}) into a {@link Profile}. The rules are in {@code docs/formats/folded.md}.
  *
- * <p>Speed: the input is memory-mapped and cut into one range per core at line boundaries; each
- * range is parsed on bytes into its own frame table and tree, then the trees are merged. Within a
+ * <p>Speed: the input is cut into one range per core at line boundaries (found through a mapping of
+ * the file); each range is read in blocks by positional reads and parsed on bytes into its own frame table and tree, then the trees are merged. Within a
  * range a line shares its leading frames with the line before it (collapser output is sorted), so
  * only the frames after the first difference are hashed and looked up.
  */
@@ -792,7 +792,7 @@ public final class FoldedReader {
         @Override
         public void run() {
             ByteBlocks.Stop stop;
-            try (ByteBlocks.Source bytes = in.window(from, to)) {
+            try (ByteBlocks.Source bytes = in.range(from, to)) {
                 stop = ByteBlocks.read(bytes, to - from, MAX_LINE, this::lines, done -> progress.accept(from + done));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

@@ -61,7 +61,7 @@ final class WideScan implements Runnable {
     @Override
     public void run() {
         ByteBlocks.Stop stop;
-        try (ByteBlocks.Source bytes = in.window(from, to)) {
+        try (ByteBlocks.Source bytes = in.range(from, to)) {
             stop = ByteBlocks.read(bytes, to - from, FoldedReader.MAX_LINE, this::lines,
                     done -> progress.accept(from + done));
         } catch (IOException e) {
