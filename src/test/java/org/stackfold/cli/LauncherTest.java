@@ -150,6 +150,24 @@ class LauncherTest {
     }
 
     @Test
+    void bigInputsMapTheCacheInPlace() throws Exception {
+        String inPlace = "-XX:ArchiveRelocationMode=0";
+        try (var big = java.nio.channels.FileChannel.open(dir.resolve("perf-100mb.txt"), java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
+            big.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), 100L << 20); // sparse: 100 MiB
+        }
+        List<String> args = jvmArguments("collapse perf perf-100mb.txt");
+        assertThat(args).contains(inPlace);
+        assertThat(args.indexOf("-XX:+UnlockDiagnosticVMOptions")).isBetween(0, args.indexOf(inPlace)); // a diagnostic switch
+        assertThat(jvmArguments("info perf-100mb.txt", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
+                .contains(inPlace);
+        assertThat(jvmArguments("info small.folded")).doesNotContain(inPlace); // wall time counts there
+        assertThat(jvmArguments("collapse perf")).doesNotContain(inPlace);
+        Files.delete(dir.resolve("target/stackfold.aot")); // no cache, nothing to map
+        assertThat(jvmArguments("collapse perf perf-100mb.txt")).doesNotContain(inPlace);
+    }
+
+    @Test
     void collapsePerfUnderC1InlinesTheLineCache() throws Exception {
         String hint = "-XX:CompileCommand=inline,org.stackfold.collapse.perf.LineCache::*";
         assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:TieredStopAtLevel=1", hint);
