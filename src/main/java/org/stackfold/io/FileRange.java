@@ -1,12 +1,12 @@
 package org.stackfold.io;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.io.RandomAccessFile;
 
 /**
- * Serves a byte range of a file through positional reads into the parser's own block, for one
- * reader thread (positional reads leave the channel's position alone, so threads can share it).
+ * Serves a byte range of a file by plain reads of its {@link RandomAccessFile} into the parser's own
+ * block, for one reader thread. Ranges of one file on several threads share the file: each read
+ * seeks (where the file is not already there) and reads under the file's lock.
  *
  * <p>Why reads and not a mapping: a parser passes over its range once, and a mapping costs a page
  * fault and a page-table entry for every 4 KiB of it, then a TLB miss on every page the parser's
@@ -14,17 +14,23 @@ import java.nio.channels.FileChannel;
  * the page cache into a block that stays in the core's cache. Measured on the Firecracker VMs this
  * project runs on (page faults about 11 µs each): 419 MB read in 0.05-0.06 s of CPU against
  * 0.19-0.23 s through 32 MiB mapped windows; {@code collapse perf} of it 0.80 -> 0.65 s, {@code info}
- * of a 757 MB folded file 1.05 -> 0.87 s wall, peak RSS 118 -> 59 MB (docs/performance.md, round
- * reads). Nothing of the file counts in the resident set either.
+ * of a 757 MB folded file 1.05 -> 0.87 s wall, peak RSS 118 -> 59 MB. Nothing of the file counts in
+ * the resident set either.
+ *
+ * <p>Why {@code RandomAccessFile} and not {@code FileChannel}'s positional reads: a channel read
+ * goes through a dozen small JDK methods (the temporary direct buffer, the interruptible-I/O
+ * bookkeeping), which run interpreted for the first thousand reads and then cost C1 about 20 ms to
+ * compile; {@code RandomAccessFile.read} is one native call. {@code collapse perf} of 419 MB: 30 ms
+ * less CPU (medians of 15 alternated runs; docs/performance.md, round reads).
  */
 final class FileRange implements ByteBlocks.Source {
-    private final FileChannel channel;
+    private final RandomAccessFile file;
     private final String name;
     private final long to;
     private long at;
 
-    FileRange(FileChannel channel, String name, long from, long to) {
-        this.channel = channel;
+    FileRange(RandomAccessFile file, String name, long from, long to) {
+        this.file = file;
         this.name = name;
         this.at = from;
         this.to = to;
@@ -35,7 +41,13 @@ final class FileRange implements ByteBlocks.Source {
         if (at >= to) {
             return -1;
         }
-        int n = channel.read(ByteBuffer.wrap(b, off, (int) Math.min(len, to - at)), at);
+        int n;
+        synchronized (file) {
+            if (file.getFilePointer() != at) {
+                file.seek(at);
+            }
+            n = file.read(b, off, (int) Math.min(len, to - at));
+        }
         if (n < 0) {
             throw InputException.atOffset(name, at, "the file ended while it was being read (it was "
                     + to + " bytes or more when opened): was it truncated?");

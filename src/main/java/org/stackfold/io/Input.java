@@ -4,6 +4,7 @@ import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -12,15 +13,15 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * One input of a command: a file, or {@code -} for standard input, possibly gzip- or
  * zstd-compressed (recognised by magic bytes, not by name).
  *
- * <p>Every input is opened exactly once. A regular file keeps one channel: it is memory-mapped as a
- * {@link MemorySegment} (files over 2 GiB work) and may be read as often as a reader likes. Anything
+ * <p>Every input is opened exactly once. A regular file keeps one {@link RandomAccessFile} and its
+ * channel: parsers read ranges of it in blocks ({@link #range}), formats that need random access map
+ * it as a {@link MemorySegment} (files over 2 GiB work), and it may be read as often as a reader likes. Anything
  * else (standard input, a pipe, a FIFO, {@code <(process substitution)}, a device) is one buffered
  * stream: format detection peeks at its head through mark and reset, so no byte is lost, and it can
  * be read once. Compressed content and streams are bounded by {@link #maxStreamBytes()} while
@@ -41,7 +42,9 @@ public final class Input implements AutoCloseable {
     public enum Compression { NONE, GZIP, ZSTD }
 
     private final String name;
-    /** The regular file's channel, or null for a stream. */
+    /** The regular file, or null for a stream. */
+    private final RandomAccessFile file;
+    /** Its channel (positional reads and mappings only: the file's own position belongs to {@link FileRange}). */
     private final FileChannel channel;
     private final Path path;
     private final Compression compression;
@@ -52,10 +55,11 @@ public final class Input implements AutoCloseable {
     private Arena arena;
     private Path spill;
 
-    private Input(String name, Path path, FileChannel channel, Compression compression, InputStream stream) {
+    private Input(String name, Path path, RandomAccessFile file, Compression compression, InputStream stream) {
         this.name = name;
         this.path = path;
-        this.channel = channel;
+        this.file = file;
+        this.channel = file == null ? null : file.getChannel();
         this.compression = compression;
         this.stream = stream == null ? null : new BufferedInputStream(stream, 1 << 16);
     }
@@ -92,24 +96,23 @@ public final class Input implements AutoCloseable {
                 throw new InputException(name + ": cannot read: " + reason(e), e);
             }
         }
-        FileChannel ch;
+        RandomAccessFile f;
         try {
-            ch = FileChannel.open(p, StandardOpenOption.READ);
-        } catch (NoSuchFileException e) {
-            throw new InputException(name + ": no such file");
-        } catch (AccessDeniedException e) {
-            throw new InputException(name + ": permission denied");
-        } catch (IOException e) {
-            throw new InputException(name + ": cannot read: " + reason(e), e);
+            f = new RandomAccessFile(p.toFile(), "r");
+        } catch (java.io.FileNotFoundException e) {
+            // RandomAccessFile says why in its message only: "NAME (No such file or directory)"
+            String why = e.getMessage() == null ? "" : e.getMessage();
+            throw new InputException(name + (why.endsWith("(No such file or directory)") ? ": no such file"
+                    : why.endsWith("(Permission denied)") ? ": permission denied" : ": cannot read: " + why), e);
         }
         try {
             ByteBuffer magic = ByteBuffer.allocate(4);
-            while (magic.hasRemaining() && ch.read(magic, magic.position()) > 0) {
-                // positional reads: the channel stays at 0
+            while (magic.hasRemaining() && f.getChannel().read(magic, magic.position()) > 0) {
+                // positional reads: the file stays at 0
             }
-            return new Input(name, p, ch, compressionOf(magic.array(), magic.position()), null);
+            return new Input(name, p, f, compressionOf(magic.array(), magic.position()), null);
         } catch (IOException e) {
-            closeQuietly(ch);
+            closeQuietly(f);
             throw new InputException(name + ": cannot read: " + reason(e), e);
         }
     }
@@ -313,20 +316,20 @@ public final class Input implements AutoCloseable {
     private MemorySegment content;
 
     /**
-     * The content's bytes [from, to) for one reader thread: a plain (or spilled) file through
-     * positional reads ({@link FileRange}: no mapping, nothing of the file resident); else a copy
-     * from {@link #bytes()}. Close it when done.
+     * The content's bytes [from, to) for one reader thread: a plain (or spilled) file read in
+     * blocks ({@link FileRange}: no mapping, nothing of the file resident); else a copy from
+     * {@link #bytes()}. Close it when done.
      */
     public ByteBlocks.Source range(long from, long to) throws IOException {
-        FileChannel file = isMappable() ? channel : spilled;
-        if (file == null) {
+        RandomAccessFile f = isMappable() ? file : spilled;
+        if (f == null) {
             MemorySegment data = bytes();
-            file = isMappable() ? channel : spilled;
-            if (file == null) {
+            f = isMappable() ? file : spilled;
+            if (f == null) {
                 return ByteBlocks.Source.of(data, from, to);
             }
         }
-        return new FileRange(file, name, from, to);
+        return new FileRange(f, name, from, to);
     }
 
     /**
@@ -352,12 +355,13 @@ public final class Input implements AutoCloseable {
      */
     private FileChannel spillRest(byte[] head, InputStream in) throws IOException {
         Path tmp = TempFiles.create("input");
-        FileChannel ch;
+        RandomAccessFile f;
         try {
-            ch = FileChannel.open(tmp, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            f = new RandomAccessFile(tmp.toFile(), "rw");
         } finally {
             TempFiles.delete(tmp);
         }
+        FileChannel ch = f.getChannel();
         try {
             ByteBuffer buf = ByteBuffer.wrap(head);
             while (buf.hasRemaining()) {
@@ -371,7 +375,7 @@ public final class Input implements AutoCloseable {
                     ch.write(buf);
                 }
             }
-            spilled = ch;
+            spilled = f;
             return ch;
         } catch (IOException e) {
             closeQuietly(ch);
@@ -383,7 +387,8 @@ public final class Input implements AutoCloseable {
         }
     }
 
-    private FileChannel spilled;
+    /** A large stream spilled to an unlinked temporary file, or null. */
+    private RandomAccessFile spilled;
 
     private MemorySegment map(FileChannel ch) throws IOException {
         long size = ch.size();
@@ -431,8 +436,8 @@ public final class Input implements AutoCloseable {
             closeQuietly(stream);
             stream = null;
         }
-        if (channel != null) {
-            closeQuietly(channel);
+        if (file != null) {
+            closeQuietly(file); // and its channel
         }
     }
 

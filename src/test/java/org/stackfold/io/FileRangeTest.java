@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,10 +24,10 @@ class FileRangeTest {
             data[i] = (byte) r.nextInt(256);
         }
         Path file = Files.write(dir.resolve("bytes"), data);
-        try (FileChannel ch = FileChannel.open(file)) {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
             for (int max : new int[] {1, 7, 1000}) {
                 ByteArrayOutputStream got = new ByteArrayOutputStream();
-                try (FileRange range = new FileRange(ch, "bytes", 123, 98_765)) {
+                try (FileRange range = new FileRange(raf, "bytes", 123, 98_765)) {
                     byte[] buf = new byte[1000];
                     int n;
                     while ((n = range.read(buf, 3, r.nextInt(1, Math.min(max, buf.length - 3) + 1))) >= 0) {
@@ -39,16 +40,16 @@ class FileRangeTest {
     }
 
     @Test
-    void twoThreadsShareOneChannel(@TempDir Path dir) throws Exception {
+    void twoThreadsShareOneFile(@TempDir Path dir) throws Exception {
         byte[] data = new byte[1 << 20];
         new SplittableRandom(2).nextBytes(data);
         Path file = Files.write(dir.resolve("bytes"), data);
-        try (FileChannel ch = FileChannel.open(file)) {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
             byte[][] got = new byte[2][];
             Thread[] threads = new Thread[2];
             for (int t = 0; t < 2; t++) {
                 int k = t;
-                threads[t] = new Thread(() -> got[k] = readAll(new FileRange(ch, "bytes", k << 19, (k + 1) << 19)));
+                threads[t] = new Thread(() -> got[k] = readAll(new FileRange(raf, "bytes", k << 19, (k + 1) << 19)));
                 threads[t].start();
             }
             for (Thread t : threads) {
@@ -62,8 +63,8 @@ class FileRangeTest {
     @Test
     void aFileCutShortWhileReadIsAnErrorNamingItAndTheOffset(@TempDir Path dir) throws IOException {
         Path file = Files.write(dir.resolve("f.txt"), new byte[10_000]);
-        try (FileChannel ch = FileChannel.open(file)) {
-            FileRange range = new FileRange(ch, "f.txt", 0, 10_000);
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            FileRange range = new FileRange(raf, "f.txt", 0, 10_000);
             byte[] buf = new byte[4096];
             assertThat(range.read(buf, 0, buf.length)).isEqualTo(4096);
             try (FileChannel w = FileChannel.open(file, StandardOpenOption.WRITE)) {
