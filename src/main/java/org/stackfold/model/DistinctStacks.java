@@ -11,7 +11,7 @@ import java.util.Arrays;
  * arena, stored innermost first, and named by a descriptor {@code (outer << 32) | inner}: element
  * {@code d} of the path, outermost (root) first, is {@code arena[outer - d]}, down to
  * {@code arena[inner]}; an empty path has {@code outer == inner - 1}. The two ints before
- * {@code arena[inner]} hold the stack's weight (high, low).
+ * {@code arena[inner]} hold the stack's weight (high, low). Paths and weights do not overlap.
  *
  * <p>{@link #sort} is a three-way radix quicksort of the paths root first, which reads each path
  * element once per partition at its depth instead of comparing whole shared prefixes again and
@@ -89,8 +89,23 @@ public final class DistinctStacks {
         order = paths.clone();
         keys = new int[n];
         shared = new int[n];
-        sortKeys = inner == null ? arena : mapped(inner, last);
-        sort(0, n, 0, false, budget);
+        int[] back = inner == null ? null : inverse(inner, last);
+        if (inner == null) {
+            sortKeys = arena;
+        } else if (back == null) {
+            sortKeys = new int[arena.length];
+            map(sortKeys, inner, last);
+        } else {
+            sortKeys = arena;
+            map(arena, inner, last);
+        }
+        try {
+            sort(0, n, 0, false, budget);
+        } finally {
+            if (back != null) {
+                unmap(back);
+            }
+        }
         Sorted s = new Sorted(order, shared);
         order = tmp = null;
         keys = shared = null;
@@ -99,22 +114,59 @@ public final class DistinctStacks {
     }
 
     /**
-     * The paths' elements mapped once, so the sort reads keys as plainly as frame ids (a mapping
-     * per read made the key function too big for C1 to inline).
+     * Writes the paths' elements mapped into {@code k} at their own places (the arena itself where
+     * the mapping can be undone), so the sort reads keys as plainly as frame ids (a mapping per read
+     * made the key function too big for C1 to inline).
      */
-    private int[] mapped(int[] inner, int[] last) {
-        int[] k = new int[arena.length];
+    private void map(int[] k, int[] inner, int[] last) {
+        int[] a = arena;
         for (long p : paths) {
             int first = (int) p;
             int top = (int) (p >>> 32);
             for (int i = first + 1; i <= top; i++) {
-                k[i] = inner[arena[i]];
+                k[i] = inner[a[i]];
             }
             if (top >= first) {
-                k[first] = last[arena[first]];
+                k[first] = last[a[first]];
             }
         }
-        return k;
+    }
+
+    /**
+     * The frame of each mapped value where no two frames, inner or last, map alike (then the
+     * arena is mapped in place and {@link #unmap undone} after the sort: no copy of it, which
+     * costs as much memory again, 7 MB zeroed and faulted in for perf-400mb's 56K stacks); null
+     * where two do (frames renamed alike: the mapping cannot be undone, so it goes to a copy).
+     */
+    private static int[] inverse(int[] inner, int[] last) {
+        int max = -1;
+        for (int f = 0; f < inner.length; f++) {
+            max = Math.max(max, Math.max(inner[f], last[f]));
+        }
+        int[] back = new int[max + 1];
+        Arrays.fill(back, -1);
+        for (int f = 0; f < inner.length; f++) {
+            int i = inner[f];
+            int l = last[f];
+            if (i < 0 || l < 0 || i == l || back[i] >= 0 || back[l] >= 0) {
+                return null;
+            }
+            back[i] = f;
+            back[l] = f;
+        }
+        return back;
+    }
+
+    /** Puts the frame ids back where {@link #map} wrote their mapped values into the arena. */
+    private void unmap(int[] back) {
+        int[] a = arena;
+        for (long p : paths) {
+            int first = (int) p;
+            int top = (int) (p >>> 32);
+            for (int i = first; i <= top; i++) {
+                a[i] = back[a[i]];
+            }
+        }
     }
 
     /** Walks every stack into the tree, root first, and adds its weight to its node ({@link #SORT_BUDGET}). */

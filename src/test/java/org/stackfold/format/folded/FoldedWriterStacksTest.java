@@ -30,17 +30,26 @@ class FoldedWriterStacksTest {
         "main", "main2", "#x", "x", "x!", "x!!", "xy", "xy\tz", "é", "e", "z;", "z:",
     };
 
-    private record Built(FrameTable frames, DistinctStacks stacks) {
+    private record Built(FrameTable frames, DistinctStacks stacks, int[] arena) {
     }
 
     /** Seeded stacks in DistinctStacks' layout: per stack two weight ints, then frames innermost first. */
     private static Built stacks(long seed, int count) {
+        return stacks(seed, count, NAMES, true);
+    }
+
+    /** The same over {@code names}, each also under another frame kind where {@code kinds}. */
+    private static Built stacks(long seed, int count, String[] names, boolean kinds) {
         SplittableRandom r = new SplittableRandom(seed);
         FrameTable frames = new FrameTable();
-        int[] ids = new int[NAMES.length * 2];
-        for (int i = 0; i < NAMES.length; i++) {
-            ids[2 * i] = frames.plain(NAMES[i]);
-            ids[2 * i + 1] = frames.frame(NAMES[i], FrameKind.values()[1 + r.nextInt(FrameKind.values().length - 1)]);
+        int[] ids = new int[names.length * (kinds ? 2 : 1)];
+        for (int i = 0; i < names.length; i++) {
+            if (kinds) {
+                ids[2 * i] = frames.plain(names[i]);
+                ids[2 * i + 1] = frames.frame(names[i], FrameKind.values()[1 + r.nextInt(FrameKind.values().length - 1)]);
+            } else {
+                ids[i] = frames.plain(names[i]);
+            }
         }
         int[] arena = new int[count * 40];
         long[] paths = new long[count];
@@ -54,7 +63,7 @@ class FoldedWriterStacksTest {
             } else {
                 path = new int[r.nextInt(12) == 0 ? 0 : 1 + r.nextInt(6)];
                 for (int d = 0; d < path.length; d++) {
-                    path[d] = ids[r.nextInt(r.nextInt(3) == 0 ? ids.length : 12)];
+                    path[d] = ids[r.nextInt(r.nextInt(3) == 0 ? ids.length : Math.min(12, ids.length))];
                 }
                 seen.add(path);
             }
@@ -67,7 +76,7 @@ class FoldedWriterStacksTest {
             }
             paths[s] = (long) (used - 1) << 32 | inner;
         }
-        return new Built(frames, new DistinctStacks(arena, paths));
+        return new Built(frames, new DistinctStacks(arena, paths), arena);
     }
 
     private static String write(Profile p, boolean trim, boolean annotate) throws IOException {
@@ -92,6 +101,29 @@ class FoldedWriterStacksTest {
                 assertThat(write(direct, trim, annotate)).as("trim %s, annotate %s", trim, annotate).isEqualTo(expected);
             }
         }
+    }
+
+    /**
+     * Where every frame has a name of its own, the writer sorts the stacks with their frame ids
+     * mapped in place (no copy of the arena) and puts the ids back: the stacks stay as they were,
+     * for a tree built afterwards or a second writing. (Names shared by several frames take a
+     * copy instead: {@link #stacksGiveTheBytesOfTheTreeWalk}.)
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {21, 22, 23, 24})
+    void writingLeavesTheStacksAsTheyWere(long seed) throws IOException {
+        String[] names = Arrays.stream(NAMES).filter(n -> !n.contains(";") && n.strip().equals(n)
+                && n.chars().allMatch(c -> c >= ' ')).toArray(String[]::new); // none made safe into another
+        Built b = stacks(seed, 300, names, false);
+        int[] before = b.arena().clone();
+        Profile direct = Profile.ofStacks(b.frames(), b.stacks(), List.of(Profile.ValueType.SAMPLES));
+        String first = write(direct, true, false);
+        assertThat(b.arena()).isEqualTo(before);
+        assertThat(write(direct, true, false)).isEqualTo(first);
+        Profile viaTree = Profile.ofStacks(b.frames(), b.stacks(), List.of(Profile.ValueType.SAMPLES));
+        viaTree.tree();
+        assertThat(write(viaTree, true, false)).isEqualTo(first);
+        assertThat(b.arena()).isEqualTo(before);
     }
 
     @ParameterizedTest
