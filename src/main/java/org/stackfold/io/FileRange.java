@@ -5,8 +5,8 @@ import java.io.RandomAccessFile;
 
 /**
  * Serves a byte range of a file by plain reads of its {@link RandomAccessFile} into the parser's own
- * block, for one reader thread. Ranges of one file on several threads share the file: each read
- * seeks (where the file is not already there) and reads under the file's lock.
+ * block, for one reader thread. Ranges of one file on several threads share the file ({@link Shared}):
+ * each read seeks (where the file is not already there) and reads under its lock.
  *
  * <p>Why reads and not a mapping: a parser passes over its range once, and a mapping costs a page
  * fault and a page-table entry for every 4 KiB of it, then a TLB miss on every page the parser's
@@ -24,13 +24,26 @@ import java.io.RandomAccessFile;
  * less CPU (medians of 15 alternated runs; docs/performance.md, round reads).
  */
 final class FileRange implements ByteBlocks.Source {
-    private final RandomAccessFile file;
+    /**
+     * A file and where its position is, known without asking the kernel (getFilePointer is a system
+     * call: one a read for nothing, where a single range reads the file from start to end).
+     */
+    static final class Shared {
+        final RandomAccessFile file;
+        private long position = -1; // unknown
+
+        Shared(RandomAccessFile file) {
+            this.file = file;
+        }
+    }
+
+    private final Shared shared;
     private final String name;
     private final long to;
     private long at;
 
-    FileRange(RandomAccessFile file, String name, long from, long to) {
-        this.file = file;
+    FileRange(Shared shared, String name, long from, long to) {
+        this.shared = shared;
         this.name = name;
         this.at = from;
         this.to = to;
@@ -42,11 +55,16 @@ final class FileRange implements ByteBlocks.Source {
             return -1;
         }
         int n;
-        synchronized (file) {
-            if (file.getFilePointer() != at) {
-                file.seek(at);
+        Shared s = shared;
+        synchronized (s) {
+            if (s.position != at) {
+                s.file.seek(at);
             }
-            n = file.read(b, off, (int) Math.min(len, to - at));
+            s.position = -1; // a failed read leaves it unknown
+            n = s.file.read(b, off, (int) Math.min(len, to - at));
+            if (n > 0) {
+                s.position = at + n;
+            }
         }
         if (n < 0) {
             throw InputException.atOffset(name, at, "the file ended while it was being read (it was "

@@ -329,7 +329,7 @@ public final class Input implements AutoCloseable {
                 return ByteBlocks.Source.of(data, from, to);
             }
         }
-        return new FileRange(f, name, from, to);
+        return new FileRange(shared(f), name, from, to);
     }
 
     /**
@@ -389,6 +389,16 @@ public final class Input implements AutoCloseable {
 
     /** A large stream spilled to an unlinked temporary file, or null. */
     private RandomAccessFile spilled;
+    /** The file {@link #range} reads, shared by its ranges. */
+    private FileRange.Shared ranges;
+
+    /** One {@link FileRange.Shared} for a file, whichever reader thread asks first. */
+    private synchronized FileRange.Shared shared(RandomAccessFile f) {
+        if (ranges == null || ranges.file != f) {
+            ranges = new FileRange.Shared(f);
+        }
+        return ranges;
+    }
 
     private MemorySegment map(FileChannel ch) throws IOException {
         long size = ch.size();

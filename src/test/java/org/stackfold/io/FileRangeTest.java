@@ -27,7 +27,7 @@ class FileRangeTest {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
             for (int max : new int[] {1, 7, 1000}) {
                 ByteArrayOutputStream got = new ByteArrayOutputStream();
-                try (FileRange range = new FileRange(raf, "bytes", 123, 98_765)) {
+                try (FileRange range = new FileRange(new FileRange.Shared(raf), "bytes", 123, 98_765)) {
                     byte[] buf = new byte[1000];
                     int n;
                     while ((n = range.read(buf, 3, r.nextInt(1, Math.min(max, buf.length - 3) + 1))) >= 0) {
@@ -45,11 +45,12 @@ class FileRangeTest {
         new SplittableRandom(2).nextBytes(data);
         Path file = Files.write(dir.resolve("bytes"), data);
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            FileRange.Shared shared = new FileRange.Shared(raf);
             byte[][] got = new byte[2][];
             Thread[] threads = new Thread[2];
             for (int t = 0; t < 2; t++) {
                 int k = t;
-                threads[t] = new Thread(() -> got[k] = readAll(new FileRange(raf, "bytes", k << 19, (k + 1) << 19)));
+                threads[t] = new Thread(() -> got[k] = readAll(new FileRange(shared, "bytes", k << 19, (k + 1) << 19)));
                 threads[t].start();
             }
             for (Thread t : threads) {
@@ -61,10 +62,46 @@ class FileRangeTest {
     }
 
     @Test
+    void anInputsRangesReadOnSeveralThreadsAtOnce(@TempDir Path dir) throws Exception {
+        byte[] data = new byte[3 << 20];
+        new SplittableRandom(3).nextBytes(data);
+        Path file = Files.write(dir.resolve("bytes"), data);
+        for (int round = 0; round < 5; round++) {
+            try (Input in = Input.open(file.toString())) {
+                int parts = 3;
+                byte[][] got = new byte[parts][];
+                java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+                Thread[] threads = new Thread[parts];
+                for (int t = 0; t < parts; t++) {
+                    int k = t;
+                    threads[t] = new Thread(() -> {
+                        try {
+                            go.await(); // all ask for their range at once
+                            try (ByteBlocks.Source s = in.range((long) k << 20, (long) (k + 1) << 20)) {
+                                got[k] = readAll(s);
+                            }
+                        } catch (IOException | InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                    threads[t].start();
+                }
+                go.countDown();
+                for (Thread t : threads) {
+                    t.join();
+                }
+                for (int k = 0; k < parts; k++) {
+                    assertThat(got[k]).isEqualTo(Arrays.copyOfRange(data, k << 20, (k + 1) << 20));
+                }
+            }
+        }
+    }
+
+    @Test
     void aFileCutShortWhileReadIsAnErrorNamingItAndTheOffset(@TempDir Path dir) throws IOException {
         Path file = Files.write(dir.resolve("f.txt"), new byte[10_000]);
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
-            FileRange range = new FileRange(raf, "f.txt", 0, 10_000);
+            FileRange range = new FileRange(new FileRange.Shared(raf), "f.txt", 0, 10_000);
             byte[] buf = new byte[4096];
             assertThat(range.read(buf, 0, buf.length)).isEqualTo(4096);
             try (FileChannel w = FileChannel.open(file, StandardOpenOption.WRITE)) {
