@@ -55,7 +55,36 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(runProcess(args));
+        int code = runProcess(args);
+        if (code == 0 && aloneInTheJvm()) {
+            // The JVM ends as main returns, shutdown hooks and all, with status 0. System.exit would
+            // first look up a System.Logger for Runtime.exit's log, whose ServiceLoader opens the jar
+            // again and reads its 1,941-entry directory: 9-10 ms of CPU of every small command on
+            // this project's machines (docs/startup.md).
+            return;
+        }
+        System.exit(code);
+    }
+
+    /** No thread but this one would keep the JVM alive once main returns (a live non-daemon thread). */
+    static boolean aloneInTheJvm() {
+        Thread me = Thread.currentThread();
+        ThreadGroup group = me.getThreadGroup();
+        while (group.getParent() != null) {
+            group = group.getParent();
+        }
+        Thread[] threads = new Thread[group.activeCount() + 8];
+        int n = group.enumerate(threads, true);
+        if (n == threads.length) {
+            return false; // more than counted: not sure
+        }
+        for (int i = 0; i < n; i++) {
+            Thread t = threads[i];
+            if (t != me && t.isAlive() && !t.isDaemon()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Runs one command line on the process's standard streams; returns the exit code. */
