@@ -58,21 +58,34 @@ sf_jdk_id() {
   REPLY="$1 $REPLY"
 }
 
-# SF_AOT = the options that use the AOT cache beside jar $1 (its name with .aot for .jar), or nothing:
-# a cache is used only when it is newer than the jar and than the JDK's modules, and was made by this
+# SF_AOT = the options that use an AOT cache beside jar $1, or nothing: the cache of command family $3
+# (the jar's name with -$3.aot) where there is one fit to use, else the cache of every command (.aot).
+# A cache is used only when it is newer than the jar and than the JDK's modules, and was made by this
 # JDK (the id in its .jdk file). The JVM itself does not notice a rebuilt jar (JDK 25 takes the cached
 # classes of the old one), so this check is what keeps a stale cache from running old code.
+# Why families: every class in a cache is mapped, relocated and loaded at every start, used or not, and
+# on this project's VMs each 4 KiB that costs is a page fault of about 11 us. The cache of every command
+# holds 22.5 MB; the folded commands' own 20.3 MB, collapse's 19.6 MB: info on the example 15-21 ms
+# less wall time, collapse perf of 419 MB 30-40 ms less CPU (docs/startup.md, round reads).
 # With C1 alone (JIT tier $2 = 1) the training's method profiles are not replayed: replaying them
 # makes C1 compile what the training compiled, 0.2 s of compiler time for a 0.05 s command
 # (docs/startup.md); C2 uses them (tier 4 keeps them). The switch is a diagnostic one of JDK 25, so it
 # is given to JDK 25 only: a JVM refuses to start on an option it does not know.
-sf_aot_options() {
-  local cache=${1%.jar}.aot id
-  SF_AOT=()
-  [ -f "$cache" ] && [ "$cache" -nt "$1" ] && [ "$cache" -nt "$STACKFOLD_JAVA_HOME/lib/modules" ] || return 0
-  [ -r "$cache.jdk" ] && IFS= read -r id <"$cache.jdk" || return 0
+_sf_cache_fits() {  # AOT cache $1 was made by this JDK for jar $2, after both
+  local id
+  [ -f "$1" ] && [ "$1" -nt "$2" ] && [ "$1" -nt "$STACKFOLD_JAVA_HOME/lib/modules" ] || return 1
+  [ -r "$1.jdk" ] && IFS= read -r id <"$1.jdk" || return 1
   sf_jdk_id "$STACKFOLD_JAVA_HOME"
-  [ "$id" = "$REPLY" ] || return 0
+  [ "$id" = "$REPLY" ]
+}
+sf_aot_options() {
+  local cache=${1%.jar}.aot
+  SF_AOT=()
+  if [ -n "${3:-}" ] && _sf_cache_fits "${1%.jar}-$3.aot" "$1"; then
+    cache=${1%.jar}-$3.aot
+  else
+    _sf_cache_fits "$cache" "$1" || return 0
+  fi
   SF_AOT=("-XX:AOTCache=$cache")
   [ "${2:-4}" = 1 ] || return 0
   _sf_major "$STACKFOLD_JAVA_HOME"

@@ -54,6 +54,11 @@ class AotCacheTest {
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(target.resolve("stackfold.aot")).isNotEmptyFile();
         assertThat(target.resolve("stackfold.aot.jdk")).content().startsWith(javaHome() + " 25");
+        r = CliProcess.bash(trained, "bash " + PROJECT.resolve("scripts/aot-train") + " " + javaHome()
+                + " target/stackfold.jar --family folded fold example.folded");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(target.resolve("stackfold-folded.aot")).isNotEmptyFile();
+        assertThat(target.resolve("stackfold-folded.aot.jdk")).content().startsWith(javaHome() + " 25");
     }
 
     /** The project's layout with the trained jar and cache: ./stackfold, scripts/jdk.sh, target/. */
@@ -62,7 +67,7 @@ class AotCacheTest {
         Files.createDirectories(dir.resolve("target"));
         Files.copy(PROJECT.resolve("stackfold"), dir.resolve("stackfold"), StandardCopyOption.COPY_ATTRIBUTES);
         Files.copy(PROJECT.resolve("scripts/jdk.sh"), dir.resolve("scripts/jdk.sh"), StandardCopyOption.COPY_ATTRIBUTES);
-        for (String f : List.of("stackfold.jar", "stackfold.aot", "stackfold.aot.jdk")) {
+        for (String f : List.of("stackfold.jar", "stackfold.aot", "stackfold.aot.jdk")) { // no family cache: see below
             Files.copy(trained.resolve("target").resolve(f), dir.resolve("target").resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
         }
         Files.copy(trained.resolve("example.folded"), dir.resolve("example.folded"));
@@ -157,6 +162,29 @@ class AotCacheTest {
         Files.write(cache, head);
         Files.setLastModifiedTime(cache, time);
         assertUnused(fold());
+    }
+
+    @Test
+    void theFoldedCommandsUseTheirFamilysCache() throws Exception {
+        Path target = root().resolve("target");
+        for (String f : List.of("stackfold-folded.aot", "stackfold-folded.aot.jdk")) {
+            Files.copy(trained.resolve("target").resolve(f), target.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        // The cache of every command made unusable: main can only come from the family's cache.
+        Path every = target.resolve("stackfold.aot");
+        FileTime time = Files.getLastModifiedTime(every);
+        Files.writeString(every, "not an AOT cache\n".repeat(1000));
+        Files.setLastModifiedTime(every, time);
+        Run run = fold();
+        assertThat(run.result().code()).as(run.result().err()).isZero();
+        assertThat(run.result().err()).isEmpty();
+        assertThat(run.result().out()).isEqualTo(expected());
+        assertThat(run.mainFromCache()).isTrue();
+        // Another command: the cache of every command, here unusable, passed over in silence.
+        Run version = stackfold("--version");
+        assertThat(version.result().code()).as(version.result().err()).isZero();
+        assertThat(version.result().err()).isEmpty();
+        assertThat(version.mainFromCache()).isFalse();
     }
 
     @Test

@@ -224,6 +224,29 @@ class LauncherTest {
     }
 
     @Test
+    void aFamilysOwnCacheIsUsedForItsCommandsWhileFreshElseTheCacheOfEveryCommand() throws Exception {
+        String every = "-XX:AOTCache=" + dir.resolve("target/stackfold.aot");
+        String folded = "-XX:AOTCache=" + dir.resolve("target/stackfold-folded.aot");
+        Files.writeString(dir.resolve("target/stackfold-folded.aot"), "a smaller cache");
+        Files.writeString(dir.resolve("target/stackfold-folded.aot.jdk"), jdk + " 25.0.9+1-LTS\n");
+        age(dir.resolve("target/stackfold-folded.aot"), 100);
+        for (String command : List.of("info", "fold", "top", "flamegraph", "diff small.folded")) {
+            assertThat(jvmArguments(command + " small.folded")).as(command).contains(folded).doesNotContain(every);
+        }
+        assertThat(jvmArguments("convert small.folded")).contains(every).doesNotContain(folded);
+        assertThat(jvmArguments("collapse perf small.folded")).contains(every); // no collapse cache here
+        assertThat(jvmArguments("info --help")).contains(every); // help is trained in the cache of every command
+
+        age(dir.resolve("target/stackfold-folded.aot"), 250); // older than the jar: a stale family cache
+        assertThat(jvmArguments("info small.folded")).contains(every).doesNotContain(folded);
+        age(dir.resolve("target/stackfold-folded.aot"), 100);
+        Files.writeString(dir.resolve("target/stackfold-folded.aot.jdk"), jdk + " 25.0.8+2-LTS\n"); // another JDK's
+        assertThat(jvmArguments("info small.folded")).contains(every).doesNotContain(folded);
+        Files.delete(dir.resolve("target/stackfold-folded.aot.jdk"));
+        assertThat(jvmArguments("info small.folded")).contains(every).doesNotContain(folded);
+    }
+
+    @Test
     void theCacheIsUsedWhileFreshAndOfThisJdk() throws Exception {
         String cache = "-XX:AOTCache=" + dir.resolve("target/stackfold.aot");
         assertThat(jvmArguments("info small.folded")).contains(cache);
