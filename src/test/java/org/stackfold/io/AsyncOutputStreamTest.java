@@ -32,6 +32,25 @@ class AsyncOutputStreamTest {
     }
 
     @Test
+    void smallOutputsAndOnesOfManyBuffersAlike() throws IOException {
+        // Buffers are made as the output grows (a small first one, then up to four of 1 MiB, reused).
+        SplittableRandom r = new SplittableRandom(12);
+        for (int size : new int[] {0, 1, 100, (64 << 10) - 1, 64 << 10, (64 << 10) + 1, 12_345_678}) {
+            byte[] data = new byte[size];
+            r.nextBytes(data);
+            ByteArrayOutputStream sink = new ByteArrayOutputStream();
+            try (AsyncOutputStream out = new AsyncOutputStream(sink)) {
+                for (int pos = 0; pos < size; ) {
+                    int n = Math.min(size - pos, 1 + r.nextInt(200_000));
+                    out.write(data, pos, n);
+                    pos += n;
+                }
+            }
+            assertThat(sink.toByteArray()).as("%d bytes", size).isEqualTo(data);
+        }
+    }
+
+    @Test
     void aFailedWriteSurfacesInTheWriter() {
         OutputStream broken = new OutputStream() {
             @Override
