@@ -52,6 +52,14 @@ class LauncherTest {
         Files.write(dir.resolve("big.folded"), new byte[9 << 20]);
     }
 
+    /** A sparse file of {@code size} bytes and a newline, in the test's folder: big to the launcher, nothing on disk. */
+    private void sparse(String name, long size) throws IOException {
+        try (var f = java.nio.channels.FileChannel.open(dir.resolve(name), java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
+            f.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), size);
+        }
+    }
+
     private static void executable(Path p, String script) throws IOException {
         Files.writeString(p, script);
         Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -81,10 +89,7 @@ class LauncherTest {
         assertThat(jvmArguments("info -")).contains("-XX:TieredStopAtLevel=4");
         assertThat(jvmArguments("collapse perf")).contains("-XX:TieredStopAtLevel=1"); // perf script | ...
         assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:TieredStopAtLevel=1");
-        try (var huge = java.nio.channels.FileChannel.open(dir.resolve("huge.txt"), java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
-            huge.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), (1L << 30) + 1); // a sparse file past 1 GiB
-        }
+        sparse("huge.txt", (1L << 30) + 1); // past 1 GiB
         assertThat(jvmArguments("collapse perf huge.txt")).contains("-XX:TieredStopAtLevel=4");
         assertThat(jvmArguments("collapse dtrace big.folded")).contains("-XX:TieredStopAtLevel=4");
         // Folded stacks (by their first line) up to 1 GiB: C1 alone; the file written is no input.
@@ -110,10 +115,7 @@ class LauncherTest {
     @Test
     void bigInputsUnderC1AloneCompileStackfoldsOwnMethodsEarly() throws Exception {
         String scaling = "-XX:CompileCommand=CompileThresholdScaling,org.stackfold.*::*,0.1";
-        try (var big = java.nio.channels.FileChannel.open(dir.resolve("perf-100mb.txt"), java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
-            big.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), 100L << 20); // sparse: 100 MiB
-        }
+        sparse("perf-100mb.txt", 100L << 20);
         assertThat(jvmArguments("collapse perf perf-100mb.txt")).contains("-XX:TieredStopAtLevel=1", scaling);
         assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:TieredStopAtLevel=1").doesNotContain(scaling);
         assertThat(jvmArguments("collapse perf")).doesNotContain(scaling); // standard input: size unknown
@@ -133,10 +135,7 @@ class LauncherTest {
     @Test
     void bigInputsPutTheHeapOnHugePagesWhereTheKernelOffersThem() throws Exception {
         String thp = "-XX:+UseTransparentHugePages";
-        try (var big = java.nio.channels.FileChannel.open(dir.resolve("perf-100mb.txt"), java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
-            big.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), 100L << 20); // sparse: 100 MiB
-        }
+        sparse("perf-100mb.txt", 100L << 20);
         // The launcher reads the kernel's mode itself; the JVM only warns where it is [never].
         Path sysfs = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
         String mode = Files.isReadable(sysfs) ? Files.readString(sysfs) : "";
@@ -152,10 +151,7 @@ class LauncherTest {
     @Test
     void bigInputsMapTheCacheInPlace() throws Exception {
         String inPlace = "-XX:ArchiveRelocationMode=0";
-        try (var big = java.nio.channels.FileChannel.open(dir.resolve("perf-100mb.txt"), java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SPARSE)) {
-            big.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}), 100L << 20); // sparse: 100 MiB
-        }
+        sparse("perf-100mb.txt", 100L << 20);
         List<String> args = jvmArguments("collapse perf perf-100mb.txt");
         assertThat(args).contains(inPlace);
         assertThat(args.indexOf("-XX:+UnlockDiagnosticVMOptions")).isBetween(0, args.indexOf(inPlace)); // a diagnostic switch

@@ -12,41 +12,32 @@ import org.junit.jupiter.api.Test;
 class MainExitTest {
     @Test
     void aLiveNonDaemonThreadKeepsMainFromReturning() throws InterruptedException {
-        CountDownLatch release = new CountDownLatch(1);
-        Thread worker = new Thread(() -> {
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "non-daemon worker");
-        worker.start();
-        try {
-            assertThat(Main.aloneInTheJvm()).isFalse();
-        } finally {
-            release.countDown();
-            worker.join();
-        }
+        assertThat(whileAThreadWaits(false)).isFalse();
     }
 
     @Test
     void daemonThreadsDoNotCount() throws InterruptedException {
         boolean before = Main.aloneInTheJvm(); // whatever the test runner keeps running
+        assertThat(whileAThreadWaits(true)).isEqualTo(before);
+    }
+
+    /** {@link Main#aloneInTheJvm} while another thread, a daemon or not, is alive and waiting. */
+    private static boolean whileAThreadWaits(boolean daemon) throws InterruptedException {
         CountDownLatch release = new CountDownLatch(1);
-        Thread daemon = new Thread(() -> {
+        Thread waiting = new Thread(() -> {
             try {
                 release.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, "daemon worker");
-        daemon.setDaemon(true);
-        daemon.start();
+        }, "waiting worker");
+        waiting.setDaemon(daemon);
+        waiting.start();
         try {
-            assertThat(Main.aloneInTheJvm()).isEqualTo(before);
+            return Main.aloneInTheJvm();
         } finally {
             release.countDown();
-            daemon.join();
+            waiting.join();
         }
     }
 }
