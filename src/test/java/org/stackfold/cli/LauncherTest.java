@@ -168,6 +168,8 @@ class LauncherTest {
         String hint = "-XX:CompileCommand=inline,org.stackfold.collapse.perf.LineCache::*";
         assertThat(jvmArguments("collapse perf big.folded")).contains("-XX:TieredStopAtLevel=1", hint);
         assertThat(jvmArguments("collapse perf")).contains(hint); // perf script | stackfold collapse perf
+        assertThat(jvmArguments("collapse perf big.folded")) // the cold paths' comparison stays a call
+                .contains("-XX:CompileCommand=dontinline,org.stackfold.collapse.perf.PerfBytes::same");
         assertThat(jvmArguments("info small.folded")).doesNotContain(hint);
         assertThat(jvmArguments("collapse perf big.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(), "STACKFOLD_TIER", "4")))
                 .doesNotContain(hint);

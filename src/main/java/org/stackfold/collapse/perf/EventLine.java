@@ -362,10 +362,10 @@ final class EventLine {
         }
         int k = 0;
         while (k < comms.length - 1 && comms[k] != null
-                && !Arrays.equals(comms[k], 0, comms[k].length, b, s, commEnd)) {
+                && !PerfBytes.same(comms[k], 0, comms[k].length, b, s, commEnd)) {
             k++;
         }
-        byte[] c = comms[k] != null && Arrays.equals(comms[k], 0, comms[k].length, b, s, commEnd)
+        byte[] c = comms[k] != null && PerfBytes.same(comms[k], 0, comms[k].length, b, s, commEnd)
                 ? comms[k] : Arrays.copyOfRange(b, s, commEnd);
         System.arraycopy(comms, 0, comms, 1, k);
         comms[0] = c;

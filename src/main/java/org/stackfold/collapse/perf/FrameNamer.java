@@ -70,7 +70,7 @@ final class FrameNamer {
         // Both peers drop frames starting with '(' as process-name pseudo-frames; that also drops
         // C++ functions in an anonymous namespace, which we keep (perl mode drops them, as perl does).
         if (re > rs && raw[rs] == '('
-                && (opt.perlCompat() || !Arrays.equals(raw, rs, Math.min(re, rs + ANON_NS.length), ANON_NS, 0, ANON_NS.length))) {
+                && (opt.perlCompat() || !PerfBytes.same(raw, rs, Math.min(re, rs + ANON_NS.length), ANON_NS, 0, ANON_NS.length))) {
             skip = true;
             return;
         }
@@ -80,7 +80,7 @@ final class FrameNamer {
             re = raw.length;
         }
         for (byte[] name : skipAfter) {
-            if (Arrays.equals(raw, rs, re, name, 0, name.length)) {
+            if (PerfBytes.same(raw, rs, re, name, 0, name.length)) {
                 skipAfterMatch = true;
             }
         }
@@ -119,7 +119,7 @@ final class FrameNamer {
             return false;
         }
         List<String> names;
-        if (Arrays.equals(raw, rs, re, UNKNOWN, 0, UNKNOWN.length)) {
+        if (PerfBytes.same(raw, rs, re, UNKNOWN, 0, UNKNOWN.length)) {
             long pc = hexValue(b, f.pcStart, f.pcEnd);
             names = pc < 0 ? null : inline.expandUnknown(module, pc);
         } else {
@@ -206,8 +206,8 @@ final class FrameNamer {
     private void piece(byte[] r, int s, int e, byte[] mod, int modS, int modE, byte[] line, FrameLine f,
                        boolean java) {
         int pieceStart = used;
-        if (Arrays.equals(r, s, e, UNKNOWN, 0, UNKNOWN.length)) {
-            boolean modUnknown = Arrays.equals(mod, modS, modE, UNKNOWN, 0, UNKNOWN.length);
+        if (PerfBytes.same(r, s, e, UNKNOWN, 0, UNKNOWN.length)) {
+            boolean modUnknown = PerfBytes.same(mod, modS, modE, UNKNOWN, 0, UNKNOWN.length);
             if (modUnknown) {
                 unknown = true;
             }
@@ -262,7 +262,7 @@ final class FrameNamer {
             used--;
         }
         for (byte[] name : skipAfter) {
-            if (Arrays.equals(out, pieceStart, used, name, 0, name.length)) {
+            if (PerfBytes.same(out, pieceStart, used, name, 0, name.length)) {
                 skipAfterMatch = true;
             }
         }
@@ -308,7 +308,7 @@ final class FrameNamer {
                 case '(' -> {
                     if (depth == 0) {
                         boolean go = lastDotNext == i;
-                        boolean anon = Arrays.equals(out, i, Math.min(e, i + ANON_NS.length), ANON_NS, 0,
+                        boolean anon = PerfBytes.same(out, i, Math.min(e, i + ANON_NS.length), ANON_NS, 0,
                                 ANON_NS.length);
                         if (!go && !anon) {
                             return i;
@@ -341,7 +341,7 @@ final class FrameNamer {
             }
         }
         for (int i = s; i < e; i++) {
-            if (out[i] == '(' && !Arrays.equals(out, i, Math.min(e, i + ANON_NS.length), ANON_NS, 0,
+            if (out[i] == '(' && !PerfBytes.same(out, i, Math.min(e, i + ANON_NS.length), ANON_NS, 0,
                     ANON_NS.length)) {
                 return i;
             }
@@ -354,7 +354,7 @@ final class FrameNamer {
             boolean k = (e > s && m[s] == '[') || endsWith(m, s, e, "vmlinux");
             return k && indexOf(m, s, e, "unknown") < 0;
         }
-        if (Arrays.equals(m, s, e, UNKNOWN, 0, UNKNOWN.length) || startsWithAt(m, s, e, "[JIT ")) {
+        if (PerfBytes.same(m, s, e, UNKNOWN, 0, UNKNOWN.length) || startsWithAt(m, s, e, "[JIT ")) {
             return false;
         }
         return (e > s && m[s] == '[') || endsWith(m, s, e, ".ko") || isVmlinux(m, s, e);

@@ -410,7 +410,7 @@ final class PerfChunkParser implements Runnable {
         while (s < e && PerfBytes.isSpace(b[s])) {
             s++;
         }
-        return e - s >= TRACE_ERROR.length && Arrays.equals(b, s, s + TRACE_ERROR.length, TRACE_ERROR, 0, TRACE_ERROR.length);
+        return e - s >= TRACE_ERROR.length && PerfBytes.same(b, s, s + TRACE_ERROR.length, TRACE_ERROR, 0, TRACE_ERROR.length);
     }
 
     /** Some ':' in b[s, e) follows a digit (as in a timestamp word, {@code SECS.FRAC:}). */
@@ -470,14 +470,14 @@ final class PerfChunkParser implements Runnable {
     }
 
     private boolean matchesFilter(byte[] b, EventLine ev) {
-        return Arrays.equals(b, ev.eventStart, ev.eventEnd, filter, 0, filter.length)
-                || Arrays.equals(b, ev.eventStart, ev.baseEventEnd, filter, 0, filter.length)
-                || Arrays.equals(b, ev.eventStart, ev.baseEventEnd, filterBase, 0, filterBase.length);
+        return PerfBytes.same(b, ev.eventStart, ev.eventEnd, filter, 0, filter.length)
+                || PerfBytes.same(b, ev.eventStart, ev.baseEventEnd, filter, 0, filter.length)
+                || PerfBytes.same(b, ev.eventStart, ev.baseEventEnd, filterBase, 0, filterBase.length);
     }
 
     private void countOtherEvent(byte[] b, int s, int e) {
         for (int i = 0; i < otherEventKinds; i++) {
-            if (Arrays.equals(otherEvents[i], 0, otherEvents[i].length, b, s, e)) {
+            if (PerfBytes.same(otherEvents[i], 0, otherEvents[i].length, b, s, e)) {
                 otherEventSamples[i]++;
                 return;
             }
