@@ -69,8 +69,15 @@ sf_jdk_id() {
 # less wall time, collapse perf of 419 MB 30-40 ms less CPU (docs/startup.md, round reads).
 # With C1 alone (JIT tier $2 = 1) the training's method profiles are not replayed: replaying them
 # makes C1 compile what the training compiled, 0.2 s of compiler time for a 0.05 s command
-# (docs/startup.md); C2 uses them (tier 4 keeps them). The switch is a diagnostic one of JDK 25, so it
-# is given to JDK 25 only: a JVM refuses to start on an option it does not know.
+# (docs/startup.md); C2 uses them (tier 4 keeps them).
+# With $4 = inplace (big inputs), the cache is mapped where it was built instead of relocated to a
+# random address (JDK 25's default): relocating writes every pointer in the cache, so each of its pages
+# is copied on write, 4K page faults on a second thread (31-45 ms of CPU per run here); mapped in place,
+# only the pages the JVM writes later fault, on the main thread, which costs about 15 ms more wall time:
+# worth it where CPU is the figure (collapse perf of 419 MB: 0.636 -> 0.603 s, medians of 11 alternated
+# runs), not for small inputs, where wall time is (docs/startup.md).
+# Both switches are diagnostic ones of JDK 25, so they are given to JDK 25 only: a JVM refuses to start
+# on an option it does not know.
 _sf_cache_fits() {  # AOT cache $1 was made by this JDK for jar $2, after both
   local id
   [ -f "$1" ] && [ "$1" -nt "$2" ] && [ "$1" -nt "$STACKFOLD_JAVA_HOME/lib/modules" ] || return 1
@@ -87,8 +94,11 @@ sf_aot_options() {
     _sf_cache_fits "$cache" "$1" || return 0
   fi
   SF_AOT=("-XX:AOTCache=$cache")
-  [ "${2:-4}" = 1 ] || return 0
+  [ "${2:-4}" = 1 ] || [ "${4:-}" = inplace ] || return 0
   _sf_major "$STACKFOLD_JAVA_HOME"
-  [ "$REPLY" = 25 ] && SF_AOT+=(-XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
+  [ "$REPLY" = 25 ] || return 0
+  SF_AOT+=(-XX:+UnlockDiagnosticVMOptions)
+  [ "${2:-4}" = 1 ] && SF_AOT+=(-XX:-AOTReplayTraining)
+  [ "${4:-}" = inplace ] && SF_AOT+=(-XX:ArchiveRelocationMode=0)
   return 0
 }

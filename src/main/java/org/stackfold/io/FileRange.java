@@ -29,11 +29,11 @@ final class FileRange implements ByteBlocks.Source {
      * call: one a read for nothing, where a single range reads the file from start to end).
      */
     static final class Shared {
-        final RandomAccessFile file;
+        final RandomAccessFile raf;
         private long position = -1; // unknown
 
-        Shared(RandomAccessFile file) {
-            this.file = file;
+        Shared(RandomAccessFile raf) {
+            this.raf = raf;
         }
     }
 
@@ -58,10 +58,10 @@ final class FileRange implements ByteBlocks.Source {
         Shared s = shared;
         synchronized (s) {
             if (s.position != at) {
-                s.file.seek(at);
+                s.raf.seek(at);
             }
             s.position = -1; // a failed read leaves it unknown
-            n = s.file.read(b, off, (int) Math.min(len, to - at));
+            n = s.raf.read(b, off, (int) Math.min(len, to - at));
             if (n > 0) {
                 s.position = at + n;
             }

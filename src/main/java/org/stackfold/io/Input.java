@@ -42,8 +42,8 @@ public final class Input implements AutoCloseable {
     public enum Compression { NONE, GZIP, ZSTD }
 
     private final String name;
-    /** The regular file, or null for a stream. */
-    private final RandomAccessFile file;
+    /** The regular file, read in ranges through it, or null for a stream. */
+    private final FileRange.Shared file;
     /** Its channel (positional reads and mappings only: the file's own position belongs to {@link FileRange}). */
     private final FileChannel channel;
     private final Path path;
@@ -58,7 +58,7 @@ public final class Input implements AutoCloseable {
     private Input(String name, Path path, RandomAccessFile file, Compression compression, InputStream stream) {
         this.name = name;
         this.path = path;
-        this.file = file;
+        this.file = file == null ? null : new FileRange.Shared(file);
         this.channel = file == null ? null : file.getChannel();
         this.compression = compression;
         this.stream = stream == null ? null : new BufferedInputStream(stream, 1 << 16);
@@ -321,7 +321,7 @@ public final class Input implements AutoCloseable {
      * {@link #bytes()}. Close it when done.
      */
     public ByteBlocks.Source range(long from, long to) throws IOException {
-        RandomAccessFile f = isMappable() ? file : spilled;
+        FileRange.Shared f = isMappable() ? file : spilled;
         if (f == null) {
             MemorySegment data = bytes();
             f = isMappable() ? file : spilled;
@@ -329,7 +329,7 @@ public final class Input implements AutoCloseable {
                 return ByteBlocks.Source.of(data, from, to);
             }
         }
-        return new FileRange(shared(f), name, from, to);
+        return new FileRange(f, name, from, to);
     }
 
     /**
@@ -375,7 +375,7 @@ public final class Input implements AutoCloseable {
                     ch.write(buf);
                 }
             }
-            spilled = f;
+            spilled = new FileRange.Shared(f);
             return ch;
         } catch (IOException e) {
             closeQuietly(ch);
@@ -387,18 +387,8 @@ public final class Input implements AutoCloseable {
         }
     }
 
-    /** A large stream spilled to an unlinked temporary file, or null. */
-    private RandomAccessFile spilled;
-    /** The file {@link #range} reads, shared by its ranges. */
-    private FileRange.Shared ranges;
-
-    /** One {@link FileRange.Shared} for a file, whichever reader thread asks first. */
-    private synchronized FileRange.Shared shared(RandomAccessFile f) {
-        if (ranges == null || ranges.file != f) {
-            ranges = new FileRange.Shared(f);
-        }
-        return ranges;
-    }
+    /** A large stream spilled to an unlinked temporary file, read in ranges through it, or null. */
+    private FileRange.Shared spilled;
 
     private MemorySegment map(FileChannel ch) throws IOException {
         long size = ch.size();
@@ -435,7 +425,7 @@ public final class Input implements AutoCloseable {
             arena = null;
         }
         if (spilled != null) {
-            closeQuietly(spilled);
+            closeQuietly(spilled.raf);
             spilled = null;
         }
         if (spill != null) {
@@ -447,7 +437,7 @@ public final class Input implements AutoCloseable {
             stream = null;
         }
         if (file != null) {
-            closeQuietly(file); // and its channel
+            closeQuietly(file.raf); // and its channel
         }
     }
 

@@ -30,7 +30,7 @@ import org.stackfold.model.Profile;
  * stackcollapse-perf.pl and inferno-collapse-perf do. Rules and differences: docs/collapse-perf.md.
  *
  * <p>A file is cut at sample boundaries (blank lines, event lines) into one range per core, and each
- * range is read in blocks by positional reads ({@link Input#range}: nothing of the file counts in
+ * range is read in blocks by plain reads ({@link Input#range}: nothing of the file counts in
  * resident memory) and collapsed by a {@link PerfChunkParser} into its own tree;
  * the trees are merged. The default event filter (the first event in the input, as both peers do)
  * is found by a short scan of the start before the ranges run, so every range filters alike.
