@@ -372,7 +372,7 @@ final class FlamegraphCommand implements Callable<Integer> {
         }
         ProfileLoader.Source s = sources.getFirst();
         return (s.format().name().equals("folded") || s.format().name().equals("diff-folded"))
-                && s.input().bytes().byteSize() > 0;
+                && s.input().view().size() > 0;
     }
 
     /** Folded input as flamegraph.pl reads it: plain or differential by the first record, bad lines skipped. */
@@ -408,15 +408,14 @@ final class FlamegraphCommand implements Callable<Integer> {
         String name = in.name();
         ProfileFormat f = source.format();
         if (f.name().equals("folded") || f.name().equals("diff-folded")) {
-            java.lang.foreign.MemorySegment data = in.bytes();
-            long unsorted = sortCheck == null ? -1 : sortCheck.check(data);
+            long unsorted = sortCheck == null ? -1 : sortCheck.check(in.bytes());
             if (unsorted > 0) {
                 throw InputException.atLine(name, unsorted, "unsorted input lines detected (--no-sort promises sorted input)");
             }
-            if (data.byteSize() == 0) {
+            if (in.view().size() == 0) {
                 return new Profile(); // FoldedReader's parallel split wants at least one byte
             }
-            return foldedReader(source, warn).read(in).profile(); // a stream's bytes were kept by bytes() above
+            return foldedReader(source, warn).read(in).profile(); // a stream's bytes were kept by view() above
         }
         return source.read(formats.apply(FormatOptions.none().set("lenient", lenient)).withWarnings(warn));
     }

@@ -2,11 +2,10 @@ package org.stackfold.io;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * Serves bytes (a range of a file, a memory segment or a stream) to a line parser through one
+ * Serves bytes (a range of a file, of an array or a stream) to a line parser through one
  * reused array: the parser sees a block, consumes whole lines, and the unconsumed tail is moved to
  * the front before more bytes are read behind it. Parsers then work on {@code byte[]} at full
  * speed whatever the size of the input, and a line longer than a block grows the array up to a limit.
@@ -31,7 +30,7 @@ public final class ByteBlocks {
         }
 
         /** The bytes {@code data[from, to)}. */
-        static Source of(MemorySegment data, long from, long to) {
+        static Source of(byte[] data, long from, long to) {
             long[] at = {from};
             return (b, off, len) -> {
                 long remaining = to - at[0];
@@ -39,7 +38,7 @@ public final class ByteBlocks {
                     return -1;
                 }
                 int n = (int) Math.min(remaining, len);
-                SegmentBytes.copy(data, at[0], b, off, n);
+                System.arraycopy(data, (int) at[0], b, off, n);
                 at[0] += n;
                 return n;
             };
@@ -62,17 +61,6 @@ public final class ByteBlocks {
     }
 
     private ByteBlocks() {
-    }
-
-    /** Feeds {@code data[from, to)} to {@code consumer}; see {@link #read(Source, long, int, Consumer, java.util.function.LongConsumer)}. */
-    public static Stop read(MemorySegment data, long from, long to, int maxLine, Consumer consumer,
-                            java.util.function.LongConsumer progress) {
-        try {
-            return read(Source.of(data, from, to), to - from, maxLine, consumer,
-                    done -> progress.accept(from + done));
-        } catch (IOException e) {
-            throw new IllegalStateException("a memory segment cannot fail to read", e);
-        }
     }
 
     /**

@@ -54,8 +54,29 @@ final class FileRange implements ByteBlocks.Source {
         if (at >= to) {
             return -1;
         }
+        int n = readAt(shared, name, at, to, b, off, len);
+        at += n;
+        return n;
+    }
+
+    /** Moves on by up to {@code n} bytes without reading them; how many. */
+    long skip(long n) {
+        long s = Math.max(0, Math.min(n, to - at));
+        at += s;
+        return s;
+    }
+
+    /** The bytes of the range not read yet. */
+    long remaining() {
+        return to - at;
+    }
+
+    /**
+     * Reads up to {@code len} bytes at {@code at} (before {@code to}, the size the file had when it
+     * was opened) into {@code b[off...]}: at least one; a file that ends sooner was truncated.
+     */
+    static int readAt(Shared s, String name, long at, long to, byte[] b, int off, int len) throws IOException {
         int n;
-        Shared s = shared;
         synchronized (s) {
             if (s.position != at) {
                 s.raf.seek(at);
@@ -70,7 +91,6 @@ final class FileRange implements ByteBlocks.Source {
             throw InputException.atOffset(name, at, "the file ended while it was being read (it was "
                     + to + " bytes or more when opened): was it truncated?");
         }
-        at += n;
         return n;
     }
 }

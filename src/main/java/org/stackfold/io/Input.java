@@ -7,7 +7,6 @@ import java.io.InputStream;
 import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -19,9 +18,10 @@ import java.nio.file.attribute.BasicFileAttributes;
  * One input of a command: a file, or {@code -} for standard input, possibly gzip- or
  * zstd-compressed (recognised by magic bytes, not by name).
  *
- * <p>Every input is opened exactly once. A regular file keeps one {@link RandomAccessFile} and its
- * channel: parsers read ranges of it in blocks ({@link #range}), formats that need random access map
- * it as a {@link MemorySegment} (files over 2 GiB work), and it may be read as often as a reader likes. Anything
+ * <p>Every input is opened exactly once. A regular file keeps one {@link RandomAccessFile}: parsers
+ * read ranges of it in blocks ({@link #range}) and look around in it through a {@link ByteView} to
+ * decide where the ranges start, formats that need random access map it as a {@link MemorySegment}
+ * (files over 2 GiB work), and it may be read as often as a reader likes. Anything
  * else (standard input, a pipe, a FIFO, {@code <(process substitution)}, a device) is one buffered
  * stream: format detection peeks at its head through mark and reset, so no byte is lost, and it can
  * be read once. Compressed content and streams are bounded by {@link #maxStreamBytes()} while
@@ -44,8 +44,8 @@ public final class Input implements AutoCloseable {
     private final String name;
     /** The regular file, read in ranges through it, or null for a stream. */
     private final FileRange.Shared file;
-    /** Its channel (positional reads and mappings only: the file's own position belongs to {@link FileRange}). */
-    private final FileChannel channel;
+    /** Its size when it was opened: what its readers read up to. */
+    private final long fileSize;
     private final Path path;
     private final Compression compression;
     /** The decompressed, bounded, buffered stream of a non-regular input; null once handed out. */
@@ -55,11 +55,12 @@ public final class Input implements AutoCloseable {
     private Arena arena;
     private Path spill;
 
-    private Input(String name, Path path, RandomAccessFile file, Compression compression, InputStream stream) {
+    private Input(String name, Path path, RandomAccessFile file, long fileSize, Compression compression,
+                  InputStream stream) {
         this.name = name;
         this.path = path;
         this.file = file == null ? null : new FileRange.Shared(file);
-        this.channel = file == null ? null : file.getChannel();
+        this.fileSize = fileSize;
         this.compression = compression;
         this.stream = stream == null ? null : new BufferedInputStream(stream, 1 << 16);
     }
@@ -106,11 +107,13 @@ public final class Input implements AutoCloseable {
                     : why.endsWith("(Permission denied)") ? ": permission denied" : ": cannot read: " + why), e);
         }
         try {
-            ByteBuffer magic = ByteBuffer.allocate(4);
-            while (magic.hasRemaining() && f.getChannel().read(magic, magic.position()) > 0) {
-                // positional reads: the file stays at 0
+            // The file's own reads: a channel's first read would load and set up NIO for four bytes.
+            byte[] magic = new byte[4];
+            int n = 0;
+            for (int k; n < magic.length && (k = f.read(magic, n, magic.length - n)) > 0; ) {
+                n += k;
             }
-            return new Input(name, p, f, compressionOf(magic.array(), magic.position()), null);
+            return new Input(name, p, f, attrs.size(), compressionOf(magic, n), null);
         } catch (IOException e) {
             closeQuietly(f);
             throw new InputException(name + ": cannot read: " + reason(e), e);
@@ -135,7 +138,7 @@ public final class Input implements AutoCloseable {
             throw new InputException(name + ": cannot read: " + reason(e), e);
         }
         try {
-            return new Input(name, null, null, c, bounded(name, decompress(name, c, in)));
+            return new Input(name, null, null, 0, c, bounded(name, decompress(name, c, in)));
         } catch (IOException e) {
             throw new InputException(name + ": cannot read: " + reason(e), e);
         }
@@ -235,7 +238,7 @@ public final class Input implements AutoCloseable {
      * still be read whole afterwards, also from a stream.
      */
     public byte[] head(int n) throws IOException {
-        if (channel != null) {
+        if (file != null) {
             try (InputStream s = stream()) {
                 return s.readNBytes(n);
             }
@@ -269,7 +272,7 @@ public final class Input implements AutoCloseable {
 
     /** True where {@link #bytes()} maps the file rather than reading it into the heap. */
     public boolean isMappable() {
-        return channel != null && compression == Compression.NONE;
+        return file != null && compression == Compression.NONE;
     }
 
     /**
@@ -277,7 +280,7 @@ public final class Input implements AutoCloseable {
      * stream input once.
      */
     public InputStream stream() throws IOException {
-        if (channel == null) {
+        if (file == null) {
             if (stream == null || streamTaken) {
                 throw new IllegalStateException(name + " was already read");
             }
@@ -286,14 +289,16 @@ public final class Input implements AutoCloseable {
             stream = null;
             return s;
         }
-        InputStream raw = new ChannelInputStream(channel);
+        InputStream raw = new FileStream(new FileRange(file, name, 0, fileSize));
         return compression == Compression.NONE ? raw : bounded(name, decompress(name, compression, raw));
     }
 
     /**
      * The decompressed content as a segment: a read-only mapping of a plain file, or the stream
      * read into memory (spilled to an unlinked temporary file when large). Valid until {@link #close()};
-     * later calls return the same segment, so a stream can be looked at and then parsed.
+     * later calls return the same segment, so a stream can be looked at and then parsed. Readers
+     * that only cut ranges and look at a first line use {@link #view()} and {@link #range} instead,
+     * which map nothing (see {@link ByteView} for why).
      */
     public MemorySegment bytes() throws IOException {
         if (content != null) {
@@ -303,34 +308,66 @@ public final class Input implements AutoCloseable {
             arena = Arena.ofShared();
         }
         if (isMappable()) {
-            content = map(channel);
+            content = map(file.raf.getChannel());
             return content;
         }
-        try (InputStream in = stream()) {
-            byte[] head = in.readNBytes(IN_MEMORY_LIMIT);
-            content = head.length < IN_MEMORY_LIMIT ? MemorySegment.ofArray(head) : map(spillRest(head, in));
-            return content;
-        }
+        hold();
+        content = held != null ? MemorySegment.ofArray(held) : map(spilled.raf.getChannel());
+        return content;
     }
 
     private MemorySegment content;
 
+    /** Whether {@link #bytes()} was called: the parsers of text need no mapping (tests hold them to it). */
+    boolean mapped() {
+        return content != null;
+    }
+
+    /**
+     * The decompressed content for random access by one thread: a plain file (or a large stream's
+     * spill) read a window at a time, a small stream's bytes in memory.
+     */
+    public ByteView view() throws IOException {
+        if (isMappable()) {
+            return ByteView.of(file, name, fileSize);
+        }
+        hold();
+        return held != null ? ByteView.of(held) : ByteView.of(spilled, name, spilledSize);
+    }
+
     /**
      * The content's bytes [from, to) for one reader thread: a plain (or spilled) file read in
-     * blocks ({@link FileRange}: no mapping, nothing of the file resident); else a copy from
-     * {@link #bytes()}. Close it when done.
+     * blocks ({@link FileRange}: no mapping, nothing of the file resident), else a small stream's
+     * bytes in memory. Close it when done.
      */
     public ByteBlocks.Source range(long from, long to) throws IOException {
-        FileRange.Shared f = isMappable() ? file : spilled;
-        if (f == null) {
-            MemorySegment data = bytes();
-            f = isMappable() ? file : spilled;
-            if (f == null) {
-                return ByteBlocks.Source.of(data, from, to);
+        if (isMappable()) {
+            return new FileRange(file, name, from, to);
+        }
+        hold();
+        return held != null ? ByteBlocks.Source.of(held, from, to) : new FileRange(spilled, name, from, to);
+    }
+
+    /**
+     * Reads a stream input (or compressed content) once, into {@link #held} when it is smaller than
+     * {@link #IN_MEMORY_LIMIT}, else into an unlinked temporary file ({@link #spilled}).
+     */
+    private void hold() throws IOException {
+        if (held != null || spilled != null) {
+            return;
+        }
+        try (InputStream in = stream()) {
+            byte[] head = in.readNBytes(IN_MEMORY_LIMIT);
+            if (head.length < IN_MEMORY_LIMIT) {
+                held = head;
+            } else {
+                spillRest(head, in);
             }
         }
-        return new FileRange(f, name, from, to);
     }
+
+    /** A stream's content read into memory by {@link #hold()}, or null. */
+    private byte[] held;
 
     /**
      * A file holding the decompressed content, for readers that need a path (JFR's parser): the
@@ -351,9 +388,9 @@ public final class Input implements AutoCloseable {
 
     /**
      * Copies a large stream to a temporary file that is unlinked at once, so nothing is left behind
-     * whatever happens to the process; the open channel keeps its bytes until it is closed.
+     * whatever happens to the process; the open file keeps its bytes until it is closed.
      */
-    private FileChannel spillRest(byte[] head, InputStream in) throws IOException {
+    private void spillRest(byte[] head, InputStream in) throws IOException {
         Path tmp = TempFiles.create("input");
         RandomAccessFile f;
         try {
@@ -361,34 +398,30 @@ public final class Input implements AutoCloseable {
         } finally {
             TempFiles.delete(tmp);
         }
-        FileChannel ch = f.getChannel();
         try {
-            ByteBuffer buf = ByteBuffer.wrap(head);
-            while (buf.hasRemaining()) {
-                ch.write(buf);
-            }
+            f.write(head);
+            long size = head.length;
             byte[] block = new byte[1 << 20];
             int n;
             while ((n = in.read(block)) > 0) {
-                buf = ByteBuffer.wrap(block, 0, n);
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
-                }
+                f.write(block, 0, n);
+                size += n;
             }
+            spilledSize = size;
             spilled = new FileRange.Shared(f);
-            return ch;
         } catch (IOException e) {
-            closeQuietly(ch);
+            closeQuietly(f);
             throw new InputException(name + ": cannot spill the input to " + TempFiles.directory()
                     + " (set TMPDIR to a larger file system): " + reason(e), e);
         } catch (RuntimeException e) {
-            closeQuietly(ch);
+            closeQuietly(f);
             throw e;
         }
     }
 
     /** A large stream spilled to an unlinked temporary file, read in ranges through it, or null. */
     private FileRange.Shared spilled;
+    private long spilledSize;
 
     private MemorySegment map(FileChannel ch) throws IOException {
         long size = ch.size();
@@ -420,6 +453,7 @@ public final class Input implements AutoCloseable {
     @Override
     public void close() {
         content = null;
+        held = null;
         if (arena != null) {
             arena.close();
             arena = null;
@@ -441,13 +475,12 @@ public final class Input implements AutoCloseable {
         }
     }
 
-    /** Reads a file channel from the start with positional reads, so several readers never share a position. */
-    private static final class ChannelInputStream extends InputStream {
-        private final FileChannel ch;
-        private long pos;
+    /** Reads a file from the start through its own {@link FileRange}, so several readers never share a position. */
+    private static final class FileStream extends InputStream {
+        private final FileRange range;
 
-        ChannelInputStream(FileChannel ch) {
-            this.ch = ch;
+        FileStream(FileRange range) {
+            this.range = range;
         }
 
         @Override
@@ -458,31 +491,22 @@ public final class Input implements AutoCloseable {
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
-            if (len == 0) {
-                return 0;
-            }
-            int n = ch.read(ByteBuffer.wrap(b, off, len), pos);
-            if (n > 0) {
-                pos += n;
-            }
-            return n;
+            return len == 0 ? 0 : range.read(b, off, len);
         }
 
         @Override
-        public long skip(long n) throws IOException {
-            long s = Math.max(0, Math.min(n, ch.size() - pos));
-            pos += s;
-            return s;
+        public long skip(long n) {
+            return range.skip(n);
         }
 
         @Override
-        public int available() throws IOException {
-            return (int) Math.min(Integer.MAX_VALUE, Math.max(0, ch.size() - pos));
+        public int available() {
+            return (int) Math.min(Integer.MAX_VALUE, range.remaining());
         }
 
         @Override
         public void close() {
-            // the channel belongs to the Input
+            // the file belongs to the Input
         }
     }
 }

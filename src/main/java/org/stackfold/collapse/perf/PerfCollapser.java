@@ -1,11 +1,10 @@
 package org.stackfold.collapse.perf;
 
 import org.stackfold.io.ByteBlocks;
+import org.stackfold.io.ByteView;
 import org.stackfold.io.Parallel;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -109,9 +108,10 @@ public final class PerfCollapser implements Collapser {
             parts.add(new PerfChunkParser(new org.stackfold.collapse.LineEndStream(in.stream()), opt));
         } else if (in.isMappable()) {
             // A file: cut at sample boundaries, one range per core.
-            MemorySegment data = in.bytes();
-            total = data.byteSize();
-            String filter = opt.eventFilter() != null ? opt.eventFilter() : firstEvent(data, opt.perlCompat());
+            ByteView data = in.view();
+            total = data.size();
+            String filter = opt.eventFilter() != null ? opt.eventFilter()
+                    : firstEvent(in.range(0, Math.min(total, 64L << 20)), opt.perlCompat());
             long[] cuts = cutAtSamples(data, opt.threads(), opt.chunkBytes());
             for (int i = 0; i + 1 < cuts.length; i++) {
                 parts.add(new PerfChunkParser(in.range(cuts[i], cuts[i + 1]), cuts[i + 1] - cuts[i], opt, filter));
@@ -225,17 +225,13 @@ public final class PerfCollapser implements Collapser {
         }
     }
 
-    /**
-     * The event of the first event line that names one, or null. Reads at most the first 64 MiB,
-     * in blocks copied out of the mapping (a byte at a time through the segment cost a one-shot run
-     * some 10 ms of interpreted code and method-handle set-up).
-     */
-    static String firstEvent(MemorySegment data, boolean perl) {
+    /** The event of the first event line that names one in {@code data}, or null. */
+    static String firstEvent(ByteBlocks.Source data, boolean perl) throws IOException {
         EventLine ev = new EventLine();
         FrameLine fr = new FrameLine();
         String[] found = {null};
         boolean[] inSample = {false};
-        ByteBlocks.read(data, 0, Math.min(data.byteSize(), 64L << 20), PerfChunkParser.MAX_LINE, (buf, start, filled, last) -> {
+        ByteBlocks.read(data, ByteBlocks.BLOCK, PerfChunkParser.MAX_LINE, (buf, start, filled, last) -> {
             int s = start;
             while (s < filled) {
                 int e = s;
@@ -274,8 +270,8 @@ public final class PerfCollapser implements Collapser {
      * Cut points: 0, then the start of a sample (after a blank line, or at an event line) near each
      * k/parts of the size, then the size. Where no boundary follows a target point the rest stays one range.
      */
-    static long[] cutAtSamples(MemorySegment data, int threads, long chunkBytes) {
-        long size = data.byteSize();
+    static long[] cutAtSamples(ByteView data, int threads, long chunkBytes) {
+        long size = data.size();
         int parts = (int) Math.max(1, Math.min(threads, size / Math.max(1, chunkBytes)));
         List<Long> cuts = new ArrayList<>();
         cuts.add(0L);
@@ -298,8 +294,8 @@ public final class PerfCollapser implements Collapser {
      * line with a timestamp (the parser closes any open sample there, so files without blank
      * lines, such as one-line samples, still split). -1 where there is none.
      */
-    private static long nextSampleStart(MemorySegment data, long p, long size) {
-        while (p > 0 && p < size && data.get(ValueLayout.JAVA_BYTE, p - 1) != '\n') {
+    private static long nextSampleStart(ByteView data, long p, long size) {
+        while (p > 0 && p < size && data.get(p - 1) != '\n') {
             p++; // to the start of a line
         }
         EventLine ev = new EventLine();
@@ -308,7 +304,7 @@ public final class PerfCollapser implements Collapser {
             long q = p;
             boolean blank = true;
             while (q < size) {
-                byte c = data.get(ValueLayout.JAVA_BYTE, q);
+                byte c = data.get(q);
                 if (c == '\n') {
                     break;
                 }
@@ -319,7 +315,7 @@ public final class PerfCollapser implements Collapser {
                 return Math.min(size, q + 1);
             }
             int len = (int) Math.min(q - p, line.length);
-            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, p, line, 0, len);
+            data.copy(p, line, 0, len);
             if (line[0] != '#' && ev.parse(line, 0, len) && ev.hasTimestamp && p > 0) {
                 return p;
             }

@@ -1,7 +1,6 @@
 package org.stackfold.format.folded;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import org.stackfold.io.ByteView;
 
 /**
  * Whether folded text is differential ({@code stack before after}) or plain. A file's name says so
@@ -15,7 +14,7 @@ public final class FoldedKind {
 
     /** The same decision on the head of an input ({@code whole} where the head is the whole input). */
     public static boolean isDifferential(byte[] head, boolean whole) {
-        MemorySegment data = MemorySegment.ofArray(head);
+        ByteView data = ByteView.of(head);
         return isDifferential(data, FoldedSyntax.bomLength(data), whole);
     }
 
@@ -24,16 +23,16 @@ public final class FoldedKind {
      * flamegraph.pl decides; {@code start} skips a byte-order mark. Where {@code data} is only the
      * head of the input ({@code whole} false), a first line that runs past it counts as plain.
      */
-    public static boolean isDifferential(MemorySegment data, long start, boolean whole) {
-        long size = data.byteSize();
+    public static boolean isDifferential(ByteView data, long start, boolean whole) {
+        long size = data.size();
         while (start < size) {
             long end = start;
-            while (end < size && !FoldedSyntax.isLineEnd(data.get(ValueLayout.JAVA_BYTE, end))) {
+            while (end < size && !FoldedSyntax.isLineEnd(data.get(end))) {
                 end++;
             }
             int len = (int) Math.min(end - start, 1 << 20);
             byte[] line = new byte[len];
-            MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start, line, 0, len);
+            data.copy(start, line, 0, len);
             int e = len;
             while (e > 0 && FoldedSyntax.isSpace(line[e - 1])) {
                 e--;

@@ -2,14 +2,14 @@ package org.stackfold.format.folded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongToDoubleFunction;
 import org.stackfold.io.ByteBlocks;
+import org.stackfold.io.ByteView;
 import org.stackfold.io.Input;
 import org.stackfold.io.Parallel;
 import org.stackfold.io.InputException;
@@ -244,8 +244,8 @@ public final class FoldedReader {
 
     /** The ranges' scans, or null where the input is differential or a range gave up. */
     private List<WideScan> scan(Input in, LongToDoubleFunction minWidth) throws IOException {
-        MemorySegment data = in.bytes();
-        long size = data.byteSize();
+        ByteView data = in.view();
+        long size = data.size();
         long[] cuts = rangeCuts(data);
         if (decide(data, cuts[0]) == Mode.DIFFERENTIAL) {
             return null;
@@ -439,8 +439,8 @@ public final class FoldedReader {
      * trees either, the wide nodes instead, see {@link #readWide}.
      */
     private Parsed parse(Input in, boolean countOnly, LongToDoubleFunction wideMinWidth) throws IOException {
-        MemorySegment data = in.bytes();
-        long size = data.byteSize();
+        ByteView data = in.view();
+        long size = data.size();
         long[] cuts = rangeCuts(data);
         Mode decided = decide(data, cuts[0]);
         List<Worker> workers = new ArrayList<>();
@@ -468,14 +468,14 @@ public final class FoldedReader {
     }
 
     /** Where the readers' ranges start and end; the first starts after a UTF-8 byte-order mark (not part of the first frame). */
-    private long[] rangeCuts(MemorySegment data) {
-        long[] cuts = cutAtLines(data, data.byteSize() >= minParallelBytes ? threads : 1);
+    private long[] rangeCuts(ByteView data) {
+        long[] cuts = cutAtLines(data, data.size() >= minParallelBytes ? threads : 1);
         cuts[0] = FoldedSyntax.bomLength(data);
         return cuts;
     }
 
     /** The mode asked for, or in AUTO the one the first record shows (two trailing counts: differential). */
-    private Mode decide(MemorySegment data, long start) {
+    private Mode decide(ByteView data, long start) {
         return mode != Mode.AUTO ? mode : FoldedKind.isDifferential(data, start, true) ? Mode.DIFFERENTIAL : Mode.PLAIN;
     }
 
@@ -556,8 +556,8 @@ public final class FoldedReader {
      * the first line of the next root; elsewhere it is some line with another root, and the merge
      * then looks nodes up.
      */
-    static long[] cutAtLines(MemorySegment data, int parts) {
-        long size = data.byteSize();
+    static long[] cutAtLines(ByteView data, int parts) {
+        long size = data.size();
         long[] cuts = new long[parts + 1];
         cuts[parts] = size;
         long reach = size / parts / 8;
@@ -586,7 +586,7 @@ public final class FoldedReader {
      * The first line start in (lo, hi] where "the root frame is {@code root}" differs from lo's,
      * given that it differs at hi: bisection, exact where the roots are sorted.
      */
-    private static long firstChange(MemorySegment data, long lo, long hi, byte[] root) {
+    private static long firstChange(ByteView data, long lo, long hi, byte[] root) {
         boolean atLo = Arrays.equals(root, rootFrame(data, lo));
         while (true) {
             long mid = nextLineStart(data, lo + (hi - lo) / 2);
@@ -604,26 +604,26 @@ public final class FoldedReader {
         }
     }
 
-    private static long nextLineStart(MemorySegment data, long p) {
-        long size = data.byteSize();
-        while (p < size && data.get(ValueLayout.JAVA_BYTE, p) != '\n') {
+    private static long nextLineStart(ByteView data, long p) {
+        long size = data.size();
+        while (p < size && data.get(p) != '\n') {
             p++;
         }
         return Math.min(size, p + 1);
     }
 
-    private static byte[] rootFrame(MemorySegment data, long lineStart) {
-        long size = data.byteSize();
+    private static byte[] rootFrame(ByteView data, long lineStart) {
+        long size = data.size();
         long e = lineStart;
         while (e < size && e - lineStart < 4096) {
-            byte c = data.get(ValueLayout.JAVA_BYTE, e);
+            byte c = data.get(e);
             if (c == ';' || c == '\n' || c == '\r' || c == ' ') {
                 break;
             }
             e++;
         }
         byte[] b = new byte[(int) (e - lineStart)];
-        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, lineStart, b, 0, b.length);
+        data.copy(lineStart, b, 0, b.length);
         return b;
     }
 

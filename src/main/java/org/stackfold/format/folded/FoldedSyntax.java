@@ -57,11 +57,9 @@ final class FoldedSyntax {
     }
 
     /** 3 where the data starts with a UTF-8 byte-order mark (Windows editors write one), else 0. */
-    static long bomLength(java.lang.foreign.MemorySegment data) {
-        return data.byteSize() >= 3
-                && data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0) == (byte) 0xEF
-                && data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 1) == (byte) 0xBB
-                && data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 2) == (byte) 0xBF ? 3 : 0;
+    static long bomLength(org.stackfold.io.ByteView data) {
+        return data.size() >= 3 && data.get(0) == (byte) 0xEF && data.get(1) == (byte) 0xBB
+                && data.get(2) == (byte) 0xBF ? 3 : 0;
     }
 
     /** Where stack b comes in byte order after stack a: see {@link #follows}. */

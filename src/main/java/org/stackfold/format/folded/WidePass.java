@@ -1,7 +1,5 @@
 package org.stackfold.format.folded;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.function.LongToDoubleFunction;
 import org.stackfold.model.FrameTable;
@@ -197,7 +195,7 @@ final class WidePass {
      */
     boolean leave(int k, boolean defer, byte[] prev, int prevOff, int prevLen, int[] prevEnds, int prevDepth,
                   byte[] next, int off, int len) {
-        boolean comesBack = deferredCount > 0 && placeDeferred(k, MemorySegment.ofArray(next), off, off + len);
+        boolean comesBack = deferredCount > 0 && placeDeferred(k, next, off, off + len);
         if (defer) {
             defer(--prevDepth, Arrays.copyOfRange(prev, prevOff, prevOff + prevLen));
         }
@@ -289,7 +287,7 @@ final class WidePass {
      * deferred nodes it goes past. True where that first new frame is the deferred node on top
      * coming back with children (then reopened by {@link #enter}).
      */
-    private boolean placeDeferred(int k, MemorySegment b, long s, long e) {
+    private boolean placeDeferred(int k, byte[] b, int s, int e) {
         while (deferredCount > 0) {
             int top = deferredCount - 1;
             int d = deferredDepth[top];
@@ -299,8 +297,8 @@ final class WidePass {
             if (d == k) {
                 byte[] path = deferredPath[top];
                 int len = path.length;
-                if (e - s > len && MemorySegment.mismatch(b, s, s + len, MemorySegment.ofArray(path), 0, len) < 0) {
-                    int next = b.get(ValueLayout.JAVA_BYTE, s + len) & 0xff;
+                if (e - s > len && Arrays.mismatch(b, s, s + len, path, 0, len) < 0) {
+                    int next = b[s + len] & 0xff;
                     if (next == ';') {
                         return true;
                     }

@@ -2,7 +2,6 @@ package org.stackfold.format.folded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.function.LongConsumer;
 import java.util.function.LongToDoubleFunction;

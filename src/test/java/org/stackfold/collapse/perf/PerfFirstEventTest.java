@@ -2,17 +2,21 @@ package org.stackfold.collapse.perf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.foreign.MemorySegment;
+import org.stackfold.io.Input;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
  * The default event filter is the event of the first event line that names one (both peers keep
- * only that event's samples), found by a scan of the start of a mapped file before the ranges run.
+ * only that event's samples), found by a scan of the start of the file before the ranges run.
  */
 class PerfFirstEventTest {
     private static String first(String text, boolean perl) {
-        return PerfCollapser.firstEvent(MemorySegment.ofArray(text.getBytes(StandardCharsets.UTF_8)), perl);
+        try (Input in = Input.ofBytes("t", text.getBytes(StandardCharsets.UTF_8))) {
+            return PerfCollapser.firstEvent(in.range(0, in.view().size()), perl);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test

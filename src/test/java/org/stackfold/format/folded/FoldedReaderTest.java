@@ -326,11 +326,11 @@ class FoldedReaderTest {
     }
 
     /** 3000 lines "R;x;y 1": root a before line {@code b}, b before line {@code c}, then c. */
-    private static java.lang.foreign.MemorySegment sortedRoots(int b, int c) {
+    private static org.stackfold.io.ByteView sortedRoots(int b, int c) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < 3000; i++) {
             sb.append(i < b ? "a" : i < c ? "b" : "c").append(";x;y 1\n");
         }
-        return java.lang.foreign.MemorySegment.ofArray(sb.toString().getBytes(StandardCharsets.UTF_8));
+        return org.stackfold.io.ByteView.of(sb.toString().getBytes(StandardCharsets.UTF_8));
     }
 }
