@@ -137,11 +137,23 @@ public final class Main implements Runnable {
     /**
      * How picocli makes objects (version providers, the help command, converters): its own factory,
      * made only when picocli first needs one. Its class initialiser looks for Groovy's {@code Closure}
-     * on the class path, which opens the jar and its libraries only to fail (~4 ms of a small command).
+     * on the class path, which opens the jar and its libraries only to fail (~4 ms of a small command),
+     * so the collections of list options and of the input files (every folded command) are made here,
+     * as picocli's factory makes them.
      */
     static final CommandLine.IFactory FACTORY = new CommandLine.IFactory() {
         @Override
+        @SuppressWarnings("unchecked")
         public <K> K create(Class<K> cls) throws Exception {
+            if (cls == java.util.List.class || cls == java.util.Collection.class) {
+                return (K) new java.util.ArrayList<>();
+            }
+            if (cls == java.util.Set.class) {
+                return (K) new java.util.LinkedHashSet<>();
+            }
+            if (cls == java.util.Map.class) {
+                return (K) new java.util.LinkedHashMap<>();
+            }
             return CommandLine.defaultFactory().create(cls);
         }
     };

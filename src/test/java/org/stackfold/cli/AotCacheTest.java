@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.jar.Attributes;
@@ -45,6 +44,9 @@ class AotCacheTest {
     static void trainACache() throws Exception {
         Path target = Files.createDirectories(trained.resolve("target"));
         writeJar(target.resolve("stackfold.jar"));
+        Result linkable = CliProcess.bash(trained, javaHome() + "/bin/java " + PROJECT.resolve("src/build/java/LinkableClasses.java")
+                + " target/stackfold.jar"); // as the build does: picocli's Java 5 classes made ones the cache can keep
+        assertThat(linkable.code()).as(linkable.err()).isZero();
         Path example = trained.resolve("example.folded");
         try (InputStream in = Main.class.getResourceAsStream("/org/stackfold/examples/vertx.folded")) {
             Files.copy(in, example);
@@ -114,6 +116,21 @@ class AotCacheTest {
         assertThat(run.result().err()).isEmpty();
         assertThat(run.result().out()).isEqualTo(expected());
         assertThat(run.mainFromCache()).isTrue();
+    }
+
+    @Test
+    void aCommandFromAFreshCacheNeverOpensTheJar() throws Exception {
+        // Its classes come from the cache: reading the jar's central directory (for -jar's manifest, a
+        // resource, picocli's default factory looking for Groovy) is start-up time for nothing
+        // (docs/startup.md, fourth round). The class-initialisation log shows whether Java opened a zip.
+        root();
+        Path log = dir.resolve("class-init.log");
+        Result r = CliProcess.bash(dir, "./stackfold fold example.folded", Map.of("STACKFOLD_JAVA_HOME", javaHome(),
+                "STACKFOLD_JAVA_OPTS", "-Xlog:class+init=info:file=" + log));
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo(expected());
+        assertThat(Files.readString(log)).contains("Initializing 'org/stackfold/cli/Main'")
+                .doesNotContain("Initializing 'java/util/zip/ZipFile$Source'");
     }
 
     @Test
@@ -202,25 +219,34 @@ class AotCacheTest {
 
     /**
      * This build's classes as a jar (an AOT cache stores classes from jars only, not from class
-     * directories), with the runtime libraries on its manifest's Class-Path, as the shaded jar has them.
+     * directories) with those of picocli, Jackson and zstd-jni, as the shaded jar has them, and DuckDB
+     * on its manifest's Class-Path.
      */
     private static void writeJar(Path jar) throws IOException, URISyntaxException, ClassNotFoundException {
         Path classes = location(Main.class.getName());
-        List<String> libraries = new ArrayList<>();
-        for (String c : List.of("picocli.CommandLine", "com.fasterxml.jackson.core.JsonFactory",
-                "com.github.luben.zstd.Zstd", "org.duckdb.DuckDBDriver")) {
-            libraries.add(location(c).toUri().toString());
-        }
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, Main.class.getName());
-        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, String.join(" ", libraries));
+        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, location("org.duckdb.DuckDBDriver").toUri().toString());
         try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file, manifest);
                 Stream<Path> files = Files.walk(classes)) {
             for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
                 out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
                 Files.copy(f, out);
                 out.closeEntry();
+            }
+            for (String c : List.of("picocli.CommandLine", "com.fasterxml.jackson.core.JsonFactory", "com.github.luben.zstd.Zstd")) {
+                try (java.util.jar.JarFile lib = new java.util.jar.JarFile(location(c).toFile())) {
+                    for (JarEntry e : java.util.Collections.list(lib.entries())) {
+                        if (!e.isDirectory() && !e.getName().startsWith("META-INF/")) {
+                            out.putNextEntry(new JarEntry(e.getName()));
+                            try (InputStream in = lib.getInputStream(e)) {
+                                in.transferTo(out);
+                            }
+                            out.closeEntry();
+                        }
+                    }
+                }
             }
         }
     }

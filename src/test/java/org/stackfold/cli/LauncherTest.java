@@ -202,8 +202,8 @@ class LauncherTest {
     @Test
     void theArgumentsReachTheJarUnchanged() throws Exception {
         List<String> args = jvmArguments("info 'a b' small.folded");
-        assertThat(args.subList(args.indexOf("-jar"), args.size()))
-                .containsExactly("-jar", dir.resolve("target/stackfold.jar").toString(), "info", "a b", "small.folded");
+        assertThat(args.subList(args.indexOf("-cp"), args.size())).containsExactly("-cp",
+                dir.resolve("target/stackfold.jar").toString(), "org.stackfold.cli.Main", "info", "a b", "small.folded");
     }
 
     @Test
@@ -211,14 +211,14 @@ class LauncherTest {
         List<String> args = jvmArguments("info small.folded", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(),
                 "STACKFOLD_JAVA_OPTS", "-Xlog:gc*:file=gc.log -Xss2m"));
         assertThat(args).contains("-Xlog:gc*:file=gc.log", "-Xss2m");
-        assertThat(args.indexOf("-Xss2m")).isLessThan(args.indexOf("-jar"));
+        assertThat(args.indexOf("-Xss2m")).isLessThan(args.indexOf("-cp"));
     }
 
     @Test
     void jvmWarningsGoToStderrAndCacheMessagesNowhere() throws Exception {
         List<String> args = jvmArguments("info small.folded");
         assertThat(args).contains("-Xlog:disable", "-Xlog:all=warning,aot*=off,cds*=off:stderr");
-        assertThat(args.indexOf("-Xlog:disable")).isLessThan(args.indexOf("-jar"));
+        assertThat(args.indexOf("-Xlog:disable")).isLessThan(args.indexOf("-cp"));
     }
 
     @Test

@@ -1,9 +1,7 @@
 package org.stackfold.render.flamegraph;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.stackfold.model.FrameTable;
@@ -109,7 +107,7 @@ final class SvgWriter {
         sb.append("<script type=\"text/ecmascript\">\n<![CDATA[\n");
         config(l);
         if (!o.noJavascript) {
-            sb.append(script());
+            sb.append(FlamegraphScript.JS);
         }
         sb.append("\n]]>\n</script>\n");
         sb.append("<rect x=\"0.0\" y=\"0\" width=\"").append(o.width).append(".0\" height=\"");
@@ -332,22 +330,6 @@ final class SvgWriter {
         sb.append(", differential: ").append(l.differential);
         sb.append(", fluid: ").append(o.fluid);
         sb.append("};\n");
-    }
-
-    private static String cachedScript;
-
-    private static synchronized String script() {
-        if (cachedScript == null) {
-            try (InputStream in = SvgWriter.class.getResourceAsStream("flamegraph.js")) {
-                if (in == null) {
-                    throw new IllegalStateException("flamegraph.js resource missing from the jar");
-                }
-                cachedScript = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return cachedScript;
     }
 
     private void textElem(String id, double x, double y, String s, String extra) {

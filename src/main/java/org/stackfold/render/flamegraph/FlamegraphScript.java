@@ -1,3 +1,20 @@
+package org.stackfold.render.flamegraph;
+
+/**
+ * The script every SVG flame graph carries: zoom, search, details, URL state (docs/flamegraph.md).
+ *
+ * <p>A constant rather than a resource file: reading a resource opens the jar and indexes its
+ * central directory (~1,900 entries), which no other step of a flame graph does, its classes coming
+ * from the AOT cache; that was some 5-10 ms of CPU in a small {@code flamegraph} (docs/startup.md,
+ * fourth round). The text block holds the script verbatim while it has no backslash and no
+ * trailing blank (a text block would read escapes and drop those); {@code FlameGraphBrowserTest}
+ * runs it in Chromium.
+ */
+final class FlamegraphScript {
+    private FlamegraphScript() {
+    }
+
+    static final String JS = """
 // Stackfold flame graph viewer: zoom, search, details, URL state. Written for stackfold; no peer code.
 // Reads the frames once into arrays (start and width in samples from fg:x/fg:w, y, name), then
 // every zoom or search is one pass over those arrays. Works in any browser that renders SVG.
@@ -323,3 +340,5 @@ var sf = (function () {
 	};
 })();
 function init(evt) { sf.init(evt); }
+""";
+}
