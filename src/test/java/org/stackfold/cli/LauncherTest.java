@@ -133,6 +133,23 @@ class LauncherTest {
     }
 
     @Test
+    void aBigPerfScriptThatOneThreadParsesRunsOnOneCpu() throws Exception {
+        executable(jdk.resolve("bin/java"), "#!/bin/sh\nsed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status\n");
+        sparse("perf-100mb.txt", 100L << 20);
+        sparse("perf-600mb.txt", 600L << 20); // two ranges, two threads
+        String free = jvmArguments("info small.folded").getFirst();
+        org.junit.jupiter.api.Assumptions.assumeTrue(CliProcess.bash(dir, "command -v taskset").code() == 0,
+                "taskset (util-linux) is not installed: the launcher leaves the JVM free to move");
+        assertThat(jvmArguments("collapse perf perf-100mb.txt").getFirst()).matches("[0-9]+");
+        assertThat(jvmArguments("collapse perf perf-600mb.txt").getFirst()).isEqualTo(free);
+        assertThat(jvmArguments("collapse perf small.folded").getFirst()).isEqualTo(free);
+        assertThat(jvmArguments("collapse perf").getFirst()).isEqualTo(free); // standard input: size unknown
+        assertThat(jvmArguments("info perf-100mb.txt").getFirst()).isEqualTo(free);
+        assertThat(jvmArguments("collapse perf perf-100mb.txt", Map.of("STACKFOLD_JAVA_HOME", jdk.toString(),
+                "STACKFOLD_PIN", "no")).getFirst()).isEqualTo(free);
+    }
+
+    @Test
     void bigInputsPutTheHeapOnHugePagesWhereTheKernelOffersThem() throws Exception {
         String thp = "-XX:+UseTransparentHugePages";
         sparse("perf-100mb.txt", 100L << 20);
