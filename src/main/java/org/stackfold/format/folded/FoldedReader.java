@@ -2,7 +2,6 @@ package org.stackfold.format.folded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,8 +23,8 @@ import org.stackfold.model.WideNodes;
  * Reads folded stacks ({@code main;foo;bar 42}) and differential folded stacks
  * ({@code main;foo 10 14}) into a {@link Profile}. The rules are in {@code docs/formats/folded.md}.
  *
- * <p>Speed: the input is cut into one range per core at line boundaries (found through a mapping of
- * the file); each range is read in blocks by plain reads and parsed on bytes into its own frame table and tree, then the trees are merged. Within a
+ * <p>Speed: the input is cut into one range per core at line boundaries (found through a
+ * {@link ByteView}, which maps nothing); each range is read in blocks by plain reads and parsed on bytes into its own frame table and tree, then the trees are merged. Within a
  * range a line shares its leading frames with the line before it (collapser output is sorted), so
  * only the frames after the first difference are hashed and looked up.
  */
