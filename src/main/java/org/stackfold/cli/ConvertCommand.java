@@ -33,6 +33,9 @@ final class ConvertCommand implements Callable<Integer> {
     @Mixin
     ReadOptions read;
 
+    @Mixin
+    TransformOptions transform;
+
     // ---- Output options of Tachyon (reading options are in InputOptions) ----
     @Option(names = "--compression", paramLabel = "none|zstd", description = "Tachyon output: sample-data compression (default zstd).")
     String compression;
@@ -70,7 +73,7 @@ final class ConvertCommand implements Callable<Integer> {
         ProfileLoader.checkStdinOnce(inputs);
         Profile p;
         try (ProfileLoader.Source first = ProfileLoader.open(inputs.getFirst(), read.from)) {
-            if (inputs.size() == 1 && TachyonConvert.tryDirect(first.input(), first.format(), output, to, opts, Main.stdout())) {
+            if (inputs.size() == 1 && !transform.any() && TachyonConvert.tryDirect(first.input(), first.format(), output, to, opts, Main.stdout())) {
                 return 0;
             }
             p = first.read(opts);
@@ -78,6 +81,7 @@ final class ConvertCommand implements Callable<Integer> {
         for (String name : inputs.subList(1, inputs.size())) {
             ProfileLoader.mergeInto(p, ProfileLoader.load(name, opts, read.from), name);
         }
+        p = transform.apply(p);
         ProfileFormat target = Formats.forOutput(output, to, p.tree().isDifferential() ? "diff-folded" : "folded");
         if (!target.canWrite()) {
             throw new InputException("format " + target.name() + " cannot be written");

@@ -36,10 +36,14 @@ final class DiffCommand implements Callable<Integer> {
     @Mixin
     ReadOptions read;
 
+    @Mixin
+    TransformOptions transform;
+
     @Override
     public Integer call() throws Exception {
-        Profile a = ProfileLoader.load(before, read.formatOptions(), read.from);
-        Profile b = ProfileLoader.load(after, read.formatOptions(), read.from);
+        // The transforms apply to each side before they are matched (a --map makes names of two builds one).
+        Profile a = transform.apply(ProfileLoader.load(before, read.formatOptions(), read.from));
+        Profile b = transform.apply(ProfileLoader.load(after, read.formatOptions(), read.from));
         Profile diff = Diff.of(lastColumn(a), lastColumn(b), normalize, stripHex);
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             new FoldedWriter(true).write(diff, out.stream());
@@ -49,6 +53,6 @@ final class DiffCommand implements Callable<Integer> {
     }
 
     private static Profile lastColumn(Profile p) {
-        return p.tree().isDifferential() ? org.stackfold.analysis.Columns.select(p, 1) : p;
+        return p.tree().isDifferential() ? org.stackfold.transform.Columns.select(p, 1) : p;
     }
 }

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.stackfold.analysis.Columns;
+import org.stackfold.transform.Columns;
 import org.stackfold.analysis.Diff;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.Formats;
@@ -22,7 +22,11 @@ import org.stackfold.render.flamegraph.NameAttributes;
 import org.stackfold.render.flamegraph.Palette;
 import org.stackfold.render.flamegraph.SortCheck;
 import org.stackfold.render.flamegraph.StackTransforms;
+import org.stackfold.transform.BaseSymbols;
 import org.stackfold.transform.Merge;
+import org.stackfold.transform.Reverse;
+import org.stackfold.transform.Transforms;
+import org.stackfold.format.folded.RewritingFoldedReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -138,6 +142,9 @@ final class FlamegraphCommand implements Callable<Integer> {
     String from;
     @picocli.CommandLine.Mixin
     InputOptions formats;
+
+    @picocli.CommandLine.Mixin
+    TransformOptions transform;
     @Option(names = {"-q", "--quiet"}, description = "No warnings (errors still go to stderr).")
     boolean quiet;
     @Option(names = {"-v", "--verbose"}, hidden = true, description = "Accepted for inferno compatibility.")
@@ -204,8 +211,8 @@ final class FlamegraphCommand implements Callable<Integer> {
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             try {
                 if (flameChart) {
-                    FlameGraph.renderChart(ordered(sources.getFirst(), warn), o, out.stream(), warn);
-                } else if (oneFoldedAsIs(sources, o)) {
+                    FlameGraph.renderChart(transform.apply(ordered(sources.getFirst(), warn)), o, out.stream(), warn);
+                } else if (!transform.any() && oneFoldedAsIs(sources, o)) {
                     // Stacks in byte order: their wide nodes in one pass without a tree; otherwise drawn
                     // from the reader's range trees as they are: no appended tree, no rewrites.
                     Input in = sources.getFirst().input();
@@ -221,20 +228,22 @@ final class FlamegraphCommand implements Callable<Integer> {
                         FoldedReader.Ranges r = reader.readRanges(in);
                         FlameGraph.renderRanges(r.frames(), r.trees(), r.frameMaps(), o, out.stream(), warn);
                     }
-                } else if (streamable(sources, o)) {
+                } else if (!transform.any() && streamable(sources, o)) {
                     // --reverse/--base on folded input: rewrite each record while reading, never holding
                     // the unrewritten tree as well as the rewritten one.
-                    Profile p = StackTransforms.readFolded(sources.stream().map(ProfileLoader.Source::input).toList(), o, warn);
+                    Profile p = RewritingFoldedReader.read(sources.stream().map(ProfileLoader.Source::input).toList(),
+                            rewrites(o), warn);
                     if (normalize) {
                         StackTransforms.normalize(p.tree());
                     }
-                    FlameGraph.render(p, o, out.stream(), warn, true);
+                    FlameGraph.render(p, o, out.stream(), warn);
                 } else {
-                    Profile p = load(sources, warn);
+                    Profile p = transform.apply(load(sources, warn));
                     if (!spec.commandLine().getParseResult().hasMatchedOption("--countname")) {
                         o.countName = countName(p.valueTypes().getLast());
                     }
-                    FlameGraph.render(p, o, out.stream(), warn);
+                    List<org.stackfold.transform.StackTransform> rw = rewrites(o);
+                    FlameGraph.render(rw.isEmpty() ? p : new Transforms(List.copyOf(rw)).apply(p), o, out.stream(), warn);
                 }
             } catch (FlameGraph.EmptyProfileException e) {
                 if (out.target() == null && output == null) {
@@ -355,6 +364,18 @@ final class FlamegraphCommand implements Callable<Integer> {
             StackTransforms.normalize(first.tree());
         }
         return first;
+    }
+
+    /** --base then --reverse, as transforms (flamegraph.pl's order: the stacks are cut, then reversed). */
+    private static List<org.stackfold.transform.StackTransform> rewrites(FlameGraphOptions o) {
+        List<org.stackfold.transform.StackTransform> rw = new ArrayList<>();
+        if (!o.base.isEmpty()) {
+            rw.add(new BaseSymbols(o.base, o.inferno()));
+        }
+        if (o.reverse) {
+            rw.add(new Reverse());
+        }
+        return rw;
     }
 
     /** Folded inputs that --reverse or --base will rewrite anyway: read them record by record. */

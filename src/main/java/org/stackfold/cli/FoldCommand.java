@@ -28,12 +28,15 @@ final class FoldCommand implements Callable<Integer> {
     @Mixin
     ReadOptions read;
 
+    @Mixin
+    TransformOptions transform;
+
     @Option(names = "--annotate", description = "Mark frame kinds where the input knows them: _[k] kernel, _[j] JIT, _[i] inlined.")
     boolean annotate;
 
     @Override
     public Integer call() throws Exception {
-        Profile p = ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from);
+        Profile p = transform.apply(ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from));
         try (AtomicOutput out = AtomicOutput.open(output, Main.stdout())) {
             try (AsyncOutputStream async = new AsyncOutputStream(out.stream())) {
                 new FoldedWriter(p.tree().isDifferential()).annotatingKinds(annotate).consumingTree().write(p, async);

@@ -28,6 +28,9 @@ final class InfoCommand implements Callable<Integer> {
     @Mixin
     ReadOptions read;
 
+    @Mixin
+    TransformOptions transform;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -48,7 +51,8 @@ final class InfoCommand implements Callable<Integer> {
             ProfileFormat f = src.format();
             out.print(PlainFormat.of("%-18s %s%n", "file", in.name()));
             out.print(PlainFormat.of("%-18s %s%n", "format", f.name() + (in.isCompressed() ? " (" + in.compression().name().toLowerCase(Locale.ROOT) + ")" : "")));
-            if (f instanceof FoldedFormat || f instanceof DiffFoldedFormat) {
+            boolean transformed = transform.any();
+            if (!transformed && (f instanceof FoldedFormat || f instanceof DiffFoldedFormat)) {
                 FoldedReader.Mode mode = f instanceof DiffFoldedFormat
                         ? FoldedReader.Mode.DIFFERENTIAL : FoldedReader.Mode.PLAIN;
                 // Counted per reader range: no merged tree is built for numbers alone.
@@ -65,10 +69,10 @@ final class InfoCommand implements Callable<Integer> {
                 out.print(PlainFormat.of("%-18s %.2f%n", "mean depth", s.meanDepth()));
                 return 0;
             }
-            if (f.describe(in, opts, out)) {
+            if (!transformed && f.describe(in, opts, out)) {
                 return 0;
             }
-            Profile p = src.read(opts);
+            Profile p = transform.apply(src.read(opts));
             ProfileSummary s = ProfileSummary.of(p);
             long[] samples = new long[p.tree().weights()];
             for (int c = 0; c < samples.length; c++) {

@@ -55,6 +55,9 @@ final class QueryCommand implements Callable<Integer> {
     @Option(names = "--sql", paramLabel = "SQL", description = "Run SQL over the view 'samples'; prints tab-separated rows.")
     String sql;
 
+    @picocli.CommandLine.Mixin
+    TransformOptions transform;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -78,7 +81,7 @@ final class QueryCommand implements Callable<Integer> {
                 printTop(out, q.top(top, by, where), q.samples(where), by);
                 return 0;
             }
-            Profile p = diffWhere == null ? q.merge(where) : q.diff(where, diffWhere);
+            Profile p = transform.apply(diffWhere == null ? q.merge(where) : q.diff(where, diffWhere));
             if (p.tree().totalSamples(0) == 0 && (diffWhere == null || p.tree().totalSamples(1) == 0)) {
                 throw new InputException(dir + ": no samples match");
             }

@@ -90,6 +90,9 @@ final class RecordCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     RecordPush push;
 
+    @picocli.CommandLine.Mixin
+    TransformOptions transform;
+
     @Option(names = "--label", paramLabel = "NAME=VALUE",
             description = "A label for --store and --push (repeatable). --store's default host: this machine's name;"
                     + " default service: the command's name, else the first process's, else 'system'.")
@@ -115,6 +118,7 @@ final class RecordCommand implements Callable<Integer> {
         }
         org.stackfold.fleet.store.Labels.map(labels); // a bad label fails now, not after the recording
         push.checkTogether();
+        transform.transforms(); // a bad expression fails now, not after the recording
         ProfileFormat format = svg() || html() ? null : Formats.forOutput(output, to, "folded");
         if (format != null && !format.canWrite()) {
             throw new InputException("format " + format.name() + " cannot be written");
@@ -127,7 +131,7 @@ final class RecordCommand implements Callable<Integer> {
                 includeIdle, perThread, delimited, annotate, stackStorage, 0);
         PrintWriter err = spec.commandLine().getErr();
         RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
-        Profile profile = record(options, err, bpfStats, inline);
+        Profile profile = transform.apply(record(options, err, bpfStats, inline));
         try (AtomicOutput out = format == null ? AtomicOutput.open(output, Main.stdout()) : Outputs.open(output, format)) {
             if (html()) {
                 ViewerPage.write(ViewerData.of(profile), new ViewerPage.Options("CPU profile (stackfold record)",

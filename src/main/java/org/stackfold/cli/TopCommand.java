@@ -31,6 +31,9 @@ final class TopCommand implements Callable<Integer> {
     @Mixin
     ReadOptions read;
 
+    @Mixin
+    TransformOptions transform;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -39,7 +42,7 @@ final class TopCommand implements Callable<Integer> {
         if (limit < 1) {
             throw new org.stackfold.io.UsageException("-n must be at least 1, not " + limit);
         }
-        Profile p = ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from);
+        Profile p = transform.apply(ProfileLoader.loadMerged(inputs, read.formatOptions(), read.from));
         int column = p.tree().weights() - 1;
         TopFunctions.Table table = TopFunctions.of(p, column);
         print(spec.commandLine().getOut(), table, sort, limit,

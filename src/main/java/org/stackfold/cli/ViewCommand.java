@@ -5,7 +5,7 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.stackfold.analysis.Columns;
+import org.stackfold.transform.Columns;
 import org.stackfold.analysis.Diff;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.tachyon.TachyonOptions;
@@ -52,6 +52,9 @@ final class ViewCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "N", description = "Port for --serve (default: any free one).")
     int port;
 
+    @picocli.CommandLine.Mixin
+    TransformOptions transform;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -89,6 +92,7 @@ final class ViewCommand implements Callable<Integer> {
         if (ins.size() > 1 && !diff) {
             profile.setTimeline(null); // merged profiles have no single order
         }
+        profile = transform.apply(profile);
         ViewerData data = ViewerData.of(profile);
         ViewerPage.Options page = new ViewerPage.Options(title != null ? title : String.join(" → ", ins), ins);
         if (serve) {

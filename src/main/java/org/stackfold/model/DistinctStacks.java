@@ -54,6 +54,11 @@ public final class DistinctStacks {
         return false;
     }
 
+    /** The descriptor of stack {@code i} (in the order they were given). */
+    public long pathAt(int i) {
+        return paths[i];
+    }
+
     /** The number of frames of the path with descriptor {@code p}. */
     public static int length(long p) {
         return (int) (p >>> 32) - (int) p + 1;

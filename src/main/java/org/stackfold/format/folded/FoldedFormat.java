@@ -47,7 +47,7 @@ public final class FoldedFormat implements ProfileFormat {
     @Override
     public void write(Profile profile, OutputStream out, FormatOptions options) throws IOException {
         if (profile.tree().isDifferential()) {
-            profile = org.stackfold.analysis.Columns.select(profile, 1);
+            profile = org.stackfold.transform.Columns.select(profile, 1);
         }
         new FoldedWriter(false).annotatingKinds(options.flag("annotate")).write(profile, out);
     }

@@ -14,8 +14,9 @@ import org.stackfold.model.WideNodes;
 
 /**
  * Renders flame graphs (merged, sorted stacks) and flame charts (input order) as interactive SVG.
- * Data flow: profile → optional stack rewrites ({@link StackTransforms}) → {@link FrameLayout} (only
- * visible frames) → {@link SvgWriter} with {@link FrameColors}.
+ * Data flow: profile (its stacks already rewritten for --reverse/--base by the caller: {@code transform.Reverse},
+ * {@code transform.BaseSymbols}) → {@link FrameLayout} (only visible frames) → {@link SvgWriter} with
+ * {@link FrameColors}.
  */
 public final class FlameGraph {
     private FlameGraph() {
@@ -28,24 +29,15 @@ public final class FlameGraph {
         }
     }
 
-    /** Renders a merged profile; a differential profile (two columns) is drawn as a differential graph. */
+    /**
+     * Renders a merged profile as it is; a differential profile (two columns) is drawn as a differential
+     * graph. {@code --reverse} and {@code --base} are the caller's: apply {@code transform.Reverse} and
+     * {@code transform.BaseSymbols} first (the options' flags only name them here).
+     */
     public static void render(Profile profile, FlameGraphOptions o, OutputStream out, Consumer<String> warn)
             throws IOException {
         o.validate();
-        render(profile, o, out, warn, false);
-    }
-
-    /**
-     * Renders a profile; {@code rewritten}: the stacks already went through --base/--reverse (see
-     * {@link StackTransforms#readFolded}).
-     */
-    public static void render(Profile profile, FlameGraphOptions o, OutputStream out, Consumer<String> warn,
-                              boolean rewritten) throws IOException {
-        o.validate();
         CallTree tree = profile.tree();
-        if (!rewritten && StackTransforms.needed(o)) {
-            tree = StackTransforms.apply(tree, profile.frames(), o);
-        }
         long samples = tree.totalSamples(tree.weights() - 1);
         checkSamples(samples, o, out, warn);
         FrameLayout layout = FrameLayout.of(tree, profile.frames(), o, warn);

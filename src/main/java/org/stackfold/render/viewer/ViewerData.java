@@ -61,6 +61,15 @@ public final class ViewerData {
         return deflated;
     }
 
+    /**
+     * The profile's frame ids in the order the page numbers its frames (first use in the page's
+     * preorder): frame {@code i} of a viewer URL's transforms is {@code frameOrder(p)[i]} of the same
+     * profile ({@code --transforms}, docs/transforms.md).
+     */
+    public static int[] frameOrder(Profile profile) {
+        return new Encoder(profile, null).frameOrder();
+    }
+
     /** Nodes encoded, the virtual root included. */
     public int nodes() {
         return nodes;
@@ -96,6 +105,23 @@ public final class ViewerData {
                 }
             }
             this.sortKey = last;
+        }
+
+        int[] frameOrder() {
+            int[] order = new int[tree.size()];
+            int count = preorder(order, new int[tree.size()]);
+            int[] newFrame = new int[frames.size()];
+            Arrays.fill(newFrame, -1);
+            int[] frameOrder = new int[frames.size()];
+            int used = 0;
+            for (int i = 1; i < count; i++) {
+                int f = tree.frame(order[i]);
+                if (newFrame[f] < 0) {
+                    newFrame[f] = used;
+                    frameOrder[used++] = f;
+                }
+            }
+            return Arrays.copyOf(frameOrder, used);
         }
 
         int encode() throws IOException {

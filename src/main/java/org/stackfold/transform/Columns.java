@@ -1,9 +1,8 @@
-package org.stackfold.analysis;
+package org.stackfold.transform;
 
 import java.util.List;
 import org.stackfold.model.CallTree;
 import org.stackfold.model.Profile;
-import org.stackfold.transform.Merge;
 
 /** Picks weight columns out of a profile (the "after" side of a differential one, say). */
 public final class Columns {
