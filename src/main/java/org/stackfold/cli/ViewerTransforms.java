@@ -13,7 +13,6 @@ import org.stackfold.transform.Hide;
 import org.stackfold.transform.Ignore;
 import org.stackfold.transform.ShowFrom;
 import org.stackfold.transform.Transform;
-import org.stackfold.transform.Transforms;
 
 /**
  * {@code --transforms HASH}: a viewer URL's transform chain (its {@code t=} value:
@@ -21,13 +20,14 @@ import org.stackfold.transform.Transforms;
  * its preorder ({@link ViewerData#frameOrder}), so the numbers mean the same frames only for the same
  * profile read the same way; each viewer transform is the Java rule with the same result
  * (docs/transforms.md): focus → {@link FocusPath}, focusfn → {@link ShowFrom}, merge → {@link Hide},
- * drop → {@link Ignore}, rec → {@link CollapseRecursion}, each on the exact frame id.
+ * drop → {@link Ignore}, rec → {@link CollapseRecursion}, each on the exact frame id. As in the
+ * viewer, a focus whose path no stack begins with any more (after an earlier transform) changes nothing.
  */
-final class ViewerTransforms implements Transform {
+public final class ViewerTransforms implements Transform {
     private final String text;
     private final List<String[]> items = new ArrayList<>();
 
-    ViewerTransforms(String spec) {
+    public ViewerTransforms(String spec) {
         this.text = spec;
         String t = spec;
         int hash = t.indexOf('#');
@@ -69,7 +69,6 @@ final class ViewerTransforms implements Transform {
     public Profile apply(Profile p) {
         int[] ids = ViewerData.frameOrder(p);
         FrameTable frames = p.frames();
-        List<Transform> steps = new ArrayList<>();
         for (String[] item : items) {
             String[] parts = item[1].split("\\.");
             int[] path = new int[parts.length];
@@ -86,14 +85,18 @@ final class ViewerTransforms implements Transform {
             BitSet one = new BitSet();
             one.set(path[0]);
             FramePattern f = FramePattern.ids(one, names.getFirst());
-            steps.add(switch (item[0]) {
+            Transform step = switch (item[0]) {
                 case "focus" -> new FocusPath(path, names);
                 case "focusfn" -> new ShowFrom(f);
                 case "merge" -> new Hide(f, "--merge");
                 case "drop" -> new Ignore(f);
                 default -> new CollapseRecursion(f);
-            });
+            };
+            Profile next = step.apply(p);
+            if (!(step instanceof FocusPath && next.isEmpty() && !p.isEmpty())) {
+                p = next;
+            }
         }
-        return new Transforms(steps).apply(p);
+        return p;
     }
 }

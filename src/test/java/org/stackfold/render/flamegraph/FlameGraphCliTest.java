@@ -290,7 +290,7 @@ class FlameGraphCliTest {
         assertThat(run(in.toString()).err()).contains("stack count is low");
     }
 
-    /** --reverse/--base rewrite records while reading (CLI) or an existing tree (API): same graph. */
+    /** --reverse/--base rewrite records while reading (CLI) or an existing tree (the transforms, API): same graph. */
     @ParameterizedTest
     @ValueSource(strings = {"--reverse", "--base", "--both"})
     void rewritingWhileReadingEqualsRewritingTheTree(String mode) throws Exception {
@@ -311,8 +311,15 @@ class FlameGraphCliTest {
                 org.stackfold.format.folded.FoldedReader.Mode.AUTO, true, 2, w -> { })
                 .read(org.stackfold.io.Input.open(in.toString())).profile();
         Path api = tmp.resolve("api.svg");
+        List<org.stackfold.transform.Transform> rw = new ArrayList<>();
+        if (!o.base.isEmpty()) {
+            rw.add(new org.stackfold.transform.BaseSymbols(o.base, o.inferno()));
+        }
+        if (o.reverse) {
+            rw.add(new org.stackfold.transform.Reverse());
+        }
         try (var out = Files.newOutputStream(api)) {
-            FlameGraph.render(p, o, out, w -> { });
+            FlameGraph.render(new org.stackfold.transform.Transforms(rw).apply(p), o, out, w -> { });
         }
         List<String> a = cli.parsed().frames().stream().map(f -> f.title() + "@" + f.x() + "," + f.y()).sorted().toList();
         List<String> b = SvgFrames.parse(Files.readAllBytes(api)).frames().stream()
