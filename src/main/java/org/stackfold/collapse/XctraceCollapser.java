@@ -1,5 +1,6 @@
 package org.stackfold.collapse;
 
+import org.stackfold.perf.RustSymbols;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package org.stackfold.cli;
 
+import org.stackfold.perf.PerfBytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;

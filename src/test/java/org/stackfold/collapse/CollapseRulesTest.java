@@ -1,5 +1,6 @@
 package org.stackfold.collapse;
 
+import org.stackfold.perf.RustSymbols;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

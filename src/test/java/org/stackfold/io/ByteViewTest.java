@@ -16,7 +16,7 @@ import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stackfold.collapse.perf.PerfCollapser;
-import org.stackfold.collapse.perf.PerfOptions;
+import org.stackfold.perf.PerfOptions;
 import org.stackfold.format.folded.FoldedReader;
 
 /** Random access to an input's bytes without a mapping: what the range cutters and first-line looks read. */

@@ -15,7 +15,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import org.stackfold.collapse.perf.PerfOptions;
+import org.stackfold.perf.PerfOptions;
 import org.stackfold.io.Input;
 import org.stackfold.model.Profile;
 

@@ -1,5 +1,6 @@
 package org.stackfold.collapse.perf;
 
+import org.stackfold.perf.PerfBytes;
 import java.util.Arrays;
 import org.stackfold.model.ByteWords;
 

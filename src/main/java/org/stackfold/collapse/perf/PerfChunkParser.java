@@ -1,5 +1,10 @@
 package org.stackfold.collapse.perf;
 
+import org.stackfold.perf.FrameNamer;
+import org.stackfold.perf.FrameLine;
+import org.stackfold.perf.PerfBytes;
+import org.stackfold.perf.InlineFrames;
+import org.stackfold.perf.PerfOptions;
 import org.stackfold.io.ByteBlocks;
 
 import java.io.IOException;

@@ -3,7 +3,7 @@ package org.stackfold.format.perfdata;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.function.Consumer;
-import org.stackfold.collapse.perf.PerfOptions;
+import org.stackfold.perf.PerfOptions;
 import org.stackfold.io.Input;
 import org.stackfold.model.Profile;
 import org.stackfold.symbolize.Symbolizer;

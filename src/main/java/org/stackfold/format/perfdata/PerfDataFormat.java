@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.util.List;
-import org.stackfold.collapse.perf.PerfOptions;
+import org.stackfold.perf.PerfOptions;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.ProfileFormat;
 import org.stackfold.io.Input;

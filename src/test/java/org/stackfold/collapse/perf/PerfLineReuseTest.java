@@ -1,5 +1,6 @@
 package org.stackfold.collapse.perf;
 
+import org.stackfold.perf.PerfOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package org.stackfold.collapse.perf;
 
+import org.stackfold.perf.PerfOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

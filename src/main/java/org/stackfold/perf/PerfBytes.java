@@ -1,4 +1,4 @@
-package org.stackfold.collapse.perf;
+package org.stackfold.perf;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import org.stackfold.model.ByteWords;
 
 /** Byte helpers of the perf parser: whitespace, and the one-pass newline search + line hash. */
-final class PerfBytes {
+public final class PerfBytes {
     private static final VarHandle LONGS =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long NL = 0x0A0A0A0A0A0A0A0AL;
@@ -23,7 +23,7 @@ final class PerfBytes {
      * bytecode stays under C1's inlining limit (35 bytes; five comparisons took 36): called for
      * most bytes of event lines and blank-line checks.
      */
-    static boolean isSpace(byte c) {
+    public static boolean isSpace(byte c) {
         return c == ' ' || (c >= '\t' && c <= '\r' && c != '\n');
     }
 
@@ -33,7 +33,7 @@ final class PerfBytes {
      * chain of calls), and inlined into these it only grew their compiled code (FrameNamer.piece 8.7 KB,
      * 7 ms of C1); the launcher keeps this method out of line.
      */
-    static boolean same(byte[] a, int as, int ae, byte[] b, int bs, int be) {
+    public static boolean same(byte[] a, int as, int ae, byte[] b, int bs, int be) {
         return java.util.Arrays.equals(a, as, ae, b, bs, be);
     }
 
@@ -54,7 +54,7 @@ final class PerfBytes {
      * only below {@code limit}; the last few bytes are scanned one by one. The hash of a line is the
      * same however the buffer is filled, since words are counted from the line's start.
      */
-    static int scanLine(byte[] b, int from, int limit, int[] hashOut) {
+    public static int scanLine(byte[] b, int from, int limit, int[] hashOut) {
         long h = SEED;
         int i = from;
         int wordEnd = limit - 8;
@@ -91,7 +91,7 @@ final class PerfBytes {
     }
 
     /** The hash {@link #scanLine} gives b[from, end) when a newline follows at end. */
-    static int hash(byte[] b, int from, int end) {
+    public static int hash(byte[] b, int from, int end) {
         long h = SEED;
         int i = from;
         for (; i + 8 <= end; i += 8) {

@@ -1,4 +1,4 @@
-package org.stackfold.collapse.perf;
+package org.stackfold.perf;
 
 import java.nio.charset.StandardCharsets;
 import org.stackfold.model.ByteStringPool;

@@ -1,4 +1,4 @@
-package org.stackfold.collapse.perf;
+package org.stackfold.perf;
 
 /**
  * Parses one callchain line of {@code perf script}: {@code ADDR SYMBOL[+0xOFF] (MODULE)}.
@@ -11,18 +11,18 @@ package org.stackfold.collapse.perf;
  * {@code [unknown]}. An empty symbol ({@code 7f1e2215d058  (/lib/libc.so)}) reads as {@code " "},
  * as both peers produce it.
  */
-final class FrameLine {
-    int pcStart;
-    int pcEnd;
-    int funcStart;
-    int funcEnd;
+public final class FrameLine {
+    public int pcStart;
+    public int pcEnd;
+    public int funcStart;
+    public int funcEnd;
     /** True where perf printed no symbol: the function is {@code " "}. */
-    boolean emptyFunc;
+    public boolean emptyFunc;
     /** Module without its parentheses; modStart == -1 where the line had none. */
-    int modStart;
-    int modEnd;
+    public int modStart;
+    public int modEnd;
 
-    boolean parse(byte[] b, int s, int e) {
+    public boolean parse(byte[] b, int s, int e) {
         int i = s;
         while (i < e && PerfBytes.isSpace(b[i])) {
             i++;

@@ -1,4 +1,4 @@
-package org.stackfold.collapse.perf;
+package org.stackfold.perf;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
-package org.stackfold.collapse.perf;
+package org.stackfold.perf;
 
-import org.stackfold.collapse.RustSymbols;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -18,7 +17,7 @@ import java.util.List;
  * wider kernel/JIT module tests); {@link PerfOptions#perlCompat()} switches to stackcollapse-perf.pl's.
  * Runs once per distinct input line (the parser caches the result), so it favours clarity.
  */
-final class FrameNamer {
+public final class FrameNamer {
     private static final byte[] UNKNOWN = "[unknown]".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ANON_NS = "(anonymous namespace)".getBytes(StandardCharsets.US_ASCII);
 
@@ -26,20 +25,20 @@ final class FrameNamer {
     private final byte[][] skipAfter;
 
     /** Output: the pieces' bytes in {@link #out}, piece k ending at {@code ends[k]}. */
-    byte[] out = new byte[256];
-    int[] ends = new int[8];
-    int pieces;
+    public byte[] out = new byte[256];
+    public int[] ends = new int[8];
+    public int pieces;
     /** The line names a process pseudo-frame and adds nothing. */
-    boolean skip;
+    public boolean skip;
     /** The function matched a {@code --skip-after} name. */
-    boolean skipAfterMatch;
+    public boolean skipAfterMatch;
     /** Symbol and module both unknown (perf prints no srcline for those). */
-    boolean unknown;
+    public boolean unknown;
     private int used;
     /** {@code --inline}: expands frames of ELF files with DWARF; null otherwise. */
-    InlineFrames inline;
+    public InlineFrames inline;
 
-    FrameNamer(PerfOptions opt) {
+    public FrameNamer(PerfOptions opt) {
         this.opt = opt;
         List<String> s = opt.skipAfter();
         skipAfter = new byte[s.size()][];
@@ -48,7 +47,7 @@ final class FrameNamer {
         }
     }
 
-    void name(byte[] b, FrameLine f, boolean java) {
+    public void name(byte[] b, FrameLine f, boolean java) {
         pieces = 0;
         used = 0;
         skip = false;
@@ -349,7 +348,7 @@ final class FrameNamer {
         return e;
     }
 
-    boolean isKernel(byte[] m, int s, int e) {
+    public boolean isKernel(byte[] m, int s, int e) {
         if (opt.perlCompat()) {
             boolean k = (e > s && m[s] == '[') || endsWith(m, s, e, "vmlinux");
             return k && indexOf(m, s, e, "unknown") < 0;
@@ -376,7 +375,7 @@ final class FrameNamer {
         return true;
     }
 
-    boolean isJit(byte[] m, int s, int e) {
+    public boolean isJit(byte[] m, int s, int e) {
         if (opt.perlCompat()) {
             // m:/tmp/perf-\d+\.map:
             int from = s;

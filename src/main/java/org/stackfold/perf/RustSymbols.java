@@ -1,4 +1,4 @@
-package org.stackfold.collapse;
+package org.stackfold.perf;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

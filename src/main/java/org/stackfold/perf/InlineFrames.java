@@ -1,4 +1,4 @@
-package org.stackfold.collapse.perf;
+package org.stackfold.perf;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,18 +19,18 @@ import org.stackfold.symbolize.SymbolizerOptions;
  * frame of a position-dependent executable is named from its address. Shared by the parser threads;
  * each distinct frame is looked up once.
  */
-final class InlineFrames implements AutoCloseable {
+public final class InlineFrames implements AutoCloseable {
     private final Symbolizer symbolizer;
     private final boolean context;
     private final Map<String, Optional<List<String>>> cache = new ConcurrentHashMap<>();
 
-    InlineFrames(boolean context) {
+    public InlineFrames(boolean context) {
         this.symbolizer = new Symbolizer(new SymbolizerOptions(true, true, context, true));
         this.context = context;
     }
 
     /** The frame's names root to leaf, or null to keep it as perf printed it. */
-    List<String> expand(String module, String function, long offset) {
+    public List<String> expand(String module, String function, long offset) {
         return cache.computeIfAbsent(module + '\0' + function + '\0' + offset,
                 k -> Optional.ofNullable(lookup(module, function, offset))).orElse(null);
     }
@@ -39,7 +39,7 @@ final class InlineFrames implements AutoCloseable {
      * An {@code [unknown]} frame at runtime address {@code pc} of a position-dependent executable:
      * its function and inlined frames, or null (other files, or nothing covers the address).
      */
-    List<String> expandUnknown(String module, long pc) {
+    public List<String> expandUnknown(String module, long pc) {
         return cache.computeIfAbsent(module + "\0?" + pc, k -> {
             List<SymbolFrame> frames = symbolizer.symbolizeExecutableAddress(Path.of(module), pc);
             return Optional.ofNullable(frames.isEmpty() ? null : names(frames, frames.getLast().function()));
