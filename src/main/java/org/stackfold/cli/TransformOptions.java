@@ -120,7 +120,7 @@ final class TransformOptions {
             return p;
         }
         try {
-            return t.apply(p);
+            return Transforms.withUsedFrames(t.apply(p));
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }

@@ -50,6 +50,14 @@ public final class Transforms {
         return run.isEmpty() ? p : StackPass.apply(p, run);
     }
 
+    /**
+     * The profile with a frame table of only the frames its tree uses (after transforms: writers that
+     * list every frame then show no name a transform removed); node ids and the timeline stay valid.
+     */
+    public static Profile withUsedFrames(Profile p) {
+        return UsedFrames.of(p);
+    }
+
     @Override
     public String toString() {
         return String.join(" ", steps.stream().map(Transform::describe).toList());

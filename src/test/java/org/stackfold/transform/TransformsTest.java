@@ -139,6 +139,18 @@ class TransformsTest {
     }
 
     @Test
+    void usedFramesLeavesOutWhatTransformsRemoved() {
+        Profile p = new Transforms(List.of(new Hide(re("^log$")), Rename.parse("^thr$=thread"))).apply(profile(SAMPLE));
+        Profile used = Transforms.withUsedFrames(p);
+        List<String> names = new java.util.ArrayList<>();
+        for (int f = 0; f < used.frames().size(); f++) {
+            names.add(used.frames().name(f));
+        }
+        assertThat(names).doesNotContain("log", "thr").contains("thread", "main");
+        assertThat(folded(used)).isEqualTo(folded(p));
+    }
+
+    @Test
     void badRegexIsOneLine() {
         assertThatThrownBy(() -> FramePattern.regex("(")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("bad regular expression '('");
