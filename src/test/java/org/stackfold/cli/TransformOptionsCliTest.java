@@ -58,6 +58,10 @@ class TransformOptionsCliTest {
         Path in = file("p.folded", PROFILE);
         assertThat(fold(in.toString(), "--hide", "^log$", "--focus", "^log$")).isEmpty();
         assertThat(fold(in.toString(), "--focus", "^log$", "--hide", "^log$")).isEqualTo("main;handle_request;write 4\n");
+        // One option repeated around another: each occurrence in its place.
+        assertThat(fold(in.toString(), "--hide", "^main$", "--focus", "^write$", "--hide", "^write$"))
+                .isEqualTo("handle_request;log 4\n");
+        assertThat(fold(in.toString(), "--hide", "^main$", "--hide", "^write$", "--focus", "^write$")).isEmpty();
     }
 
     @Test
