@@ -28,9 +28,9 @@ final class CfiParser {
     /** x86-64 rt_sigreturn trampoline: mov $0xf,%rax; syscall. */
     static final byte[] SIGRETURN = {0x48, (byte) 0xc7, (byte) 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
 
-    private final byte[] b;
-    private final long base;
-    private final boolean eh;
+    private byte[] b;
+    private long base;
+    private boolean eh;
     private final ElfSections code;
     private final Map<Integer, Cie> cies = new HashMap<>();
     private int pos;
@@ -80,34 +80,36 @@ final class CfiParser {
         this.code = code;
     }
 
-    /** Builds the table of an ELF file; {@code .debug_frame} of the file or its debug file where {@code .eh_frame} has fewer than 8 FDEs. */
+    /**
+     * Builds the table of an ELF file from its {@code .eh_frame}; where that has fewer than 8 FDEs,
+     * the FDEs of a {@code .debug_frame} (the file's own, else its separate debug file's) are added.
+     */
     static UnwindTable build(ElfSections elf, String name, boolean lookForDebugFile) {
-        CfiParser best = parse(elf, elf, ".eh_frame", true);
-        if (best == null || best.fdes < 8) {
-            CfiParser own = parse(elf, elf, ".debug_frame", false);
-            if (own != null && (best == null || own.fdes > best.fdes)) {
-                best = own;
-            }
-            if ((best == null || best.fdes < 8) && lookForDebugFile) {
+        CfiParser p = new CfiParser(null, 0, true, elf);
+        p.parse(elf, ".eh_frame", true);
+        if (p.fdes < 8) {
+            int before = p.fdes;
+            p.parse(elf, ".debug_frame", false);
+            if (p.fdes == before && lookForDebugFile) {
                 ElfSections debug = elf.debugFile();
-                CfiParser other = debug == null ? null : parse(debug, elf, ".debug_frame", false);
-                if (other != null && (best == null || other.fdes > best.fdes)) {
-                    best = other;
+                if (debug != null) {
+                    p.parse(debug, ".debug_frame", false);
                 }
             }
         }
-        long[] rows = best == null ? new long[0] : best.rows();
-        return new UnwindTable(name, elf.buildId(), rows, best == null ? 0 : best.fdes);
+        return new UnwindTable(name, elf.buildId(), p.rows(), p.fdes);
     }
 
-    private static CfiParser parse(ElfSections from, ElfSections code, String section, boolean eh) {
+    private void parse(ElfSections from, String section, boolean isEh) {
         byte[] bytes = from.section(section);
         if (bytes == null) {
-            return null;
+            return;
         }
-        CfiParser p = new CfiParser(bytes, from.sectionAddress(section), eh, code);
-        p.run();
-        return p;
+        b = bytes;
+        base = from.sectionAddress(section);
+        eh = isEh;
+        cies.clear();
+        run();
     }
 
     /** Rows from raw section bytes (tests). */

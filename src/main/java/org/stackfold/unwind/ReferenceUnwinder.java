@@ -4,7 +4,7 @@ package org.stackfold.unwind;
  * Walks a user stack over {@link UnwindTable} rows with the algorithm of the BPF walker, step for
  * step (docs/unwind.md): the leaf is looked up at its exact pc, callers at pc − 1; CFA = rsp or rbp
  * + offset, or the PLT rule; the return address at CFA − 8; rbp at CFA + offset where the row says
- * it was saved; a signal frame restores rbp, rsp and rip from the {@code ucontext} at sp + 40; code
+ * it was saved (a slot below sp, which only a stack copy lacks, leaves rbp as it is); a signal frame restores rbp, rsp and rip from the {@code ucontext} at sp + 40; code
  * that no file covers (JIT) gets one frame-pointer step. Not thread-safe: one instance per thread.
  */
 public final class ReferenceUnwinder {
@@ -160,11 +160,15 @@ public final class ReferenceUnwinder {
             }
             long ra = word[0];
             if (UnwindRow.rbp(row) != 0) {
-                if (!memory.read(cfa + UnwindRow.rbpOffset(row), word)) {
+                long slot = cfa + UnwindRow.rbpOffset(row);
+                if (memory.read(slot, word)) {
+                    bp = word[0];
+                } else if (Long.compareUnsigned(slot, sp) >= 0) {
                     end = End.READ_FAULT;
                     break;
                 }
-                bp = word[0];
+                // else a slot below sp: an epilogue after `pop %rbp` whose CFI still names the slot;
+                // the register already holds the caller's value (a stack copy starts at sp)
             }
             sp = cfa;
             pc = ra;

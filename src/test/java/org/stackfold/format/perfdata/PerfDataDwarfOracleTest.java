@@ -210,7 +210,7 @@ class PerfDataDwarfOracleTest {
     private Path record(String... command) throws Exception {
         assumeThat(onPath("perf")).as("perf (linux-perf) is not installed").isTrue();
         Path data = dir.resolve("perf.data");
-        List<String> cmd = new ArrayList<>(List.of("perf", "record", "-q", "-F", "499", "--call-graph", "dwarf",
+        List<String> cmd = new ArrayList<>(List.of("perf", "record", "-q", "-F", "999", "--call-graph", "dwarf,16384",
                 "-o", data.toString(), "--"));
         cmd.addAll(List.of(command));
         Path err = dir.resolve("record.err");
