@@ -27,6 +27,8 @@ final class CfiParser {
     static final byte[] PLT_EXPRESSION = {0x77, 0x08, (byte) 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22};
     /** x86-64 rt_sigreturn trampoline: mov $0xf,%rax; syscall. */
     static final byte[] SIGRETURN = {0x48, (byte) 0xc7, (byte) 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    /** The longest FDE checked for the trampoline's bytes (glibc's and musl's cover 9 to 16 bytes). */
+    static final long SIGRETURN_FDE_MAX = 64;
 
     private byte[] b;
     private long base;
@@ -272,7 +274,8 @@ final class CfiParser {
         }
         fdes++;
         long pcEnd = pcBegin + pcRange;
-        if (cie.signal || isSigreturn(pcBegin)) {
+        // the trampoline's FDE covers little more than its 9 bytes: only short FDEs are read for it
+        if (cie.signal || pcRange <= SIGRETURN_FDE_MAX && isSigreturn(pcBegin)) {
             // Return addresses are looked up one byte back: the trampoline's row starts a byte early.
             addFde(pcBegin - 1, pcEnd);
             add(pcBegin - 1, UnwindRow.CFA_SIGNAL, 0);

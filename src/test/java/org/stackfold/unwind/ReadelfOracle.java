@@ -99,7 +99,8 @@ final class ReadelfOracle {
                 continue;
             }
             counted++;
-            boolean signal = Boolean.TRUE.equals(cieSignal.get(fde.cie)) || isSigreturn(elf, fde.begin);
+            boolean signal = Boolean.TRUE.equals(cieSignal.get(fde.cie))
+                    || fde.end - fde.begin <= CfiParser.SIGRETURN_FDE_MAX && isSigreturn(elf, fde.begin);
             ranges.add(new long[] {signal ? fde.begin - 1 : fde.begin, fde.end});
             List<long[]> locs = fde.locs;
             List<String[]> states = fde.states;
