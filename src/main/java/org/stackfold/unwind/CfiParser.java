@@ -111,13 +111,22 @@ final class CfiParser {
         base = from.sectionAddress(section);
         eh = isEh;
         cies.clear();
-        run();
+        runGuarded();
+    }
+
+    /** Runs over the section; a malformed one keeps the rows read before the damage. */
+    private void runGuarded() {
+        try {
+            run();
+        } catch (RuntimeException e) {
+            // an entry whose header lies: what came before it stands
+        }
     }
 
     /** Rows from raw section bytes (tests). */
     static long[] rowsOf(byte[] section, long base, boolean eh, ElfSections code) {
         CfiParser p = new CfiParser(section, base, eh, code);
-        p.run();
+        p.runGuarded();
         return p.rows();
     }
 

@@ -132,6 +132,29 @@ class CfiParserTest {
         assertThat(CfiParser.rowsOf(lying, BASE, true, null)).isEmpty();
     }
 
+    @Test
+    void damagedSectionsNeverThrow() throws Exception {
+        java.nio.file.Path libc = java.nio.file.Path.of("/lib/x86_64-linux-gnu/libc.so.6");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isRegularFile(libc), "no glibc here");
+        org.stackfold.symbolize.ElfSections elf = org.stackfold.symbolize.ElfSections.open(libc);
+        byte[] eh = elf.section(".eh_frame");
+        long base = elf.sectionAddress(".eh_frame");
+        java.util.SplittableRandom random = new java.util.SplittableRandom(26);
+        for (int round = 0; round < 60; round++) {
+            byte[] b = eh.clone();
+            for (int k = 0; k < 1 + round % 50; k++) {
+                b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+            }
+            if (round % 10 == 0) {
+                b = java.util.Arrays.copyOf(b, random.nextInt(b.length));
+            }
+            long[] rows = CfiParser.rowsOf(b, base, true, elf);
+            for (int i = 1; i < rows.length; i++) {
+                assertThat(UnwindRow.pc(rows[i])).isGreaterThan(UnwindRow.pc(rows[i - 1]));
+            }
+        }
+    }
+
     private static int[] concat(int[] a, byte[] b) {
         int[] r = new int[a.length + b.length];
         System.arraycopy(a, 0, r, 0, a.length);
