@@ -121,6 +121,10 @@ final class DwarfUserStacks {
         int frames = walker.unwind(ip, sp, bp, memory, modules);
         walks++;
         ends[walker.end().ordinal()]++;
+        if (frames > 0 && space.find(walker.frame(0)) == null) {
+            // a leaf outside every mapping (an exec before its MMAP records): perf prints no user frames
+            return k;
+        }
         out[k++] = CONTEXT_USER;
         int user = k;
         for (int i = 0; i < frames; i++) {
