@@ -37,7 +37,7 @@ final class CfiParser {
     private final Map<Integer, Cie> cies = new HashMap<>();
     private int pos;
 
-    // rows collected: sort key (pc << 32 | sequence, 0 for end markers) and rules by sequence
+    // rows collected: sort key (pc << 32 | sequence, 0 for end markers; sign bit flipped) and rules by sequence
     private long[] keys = new long[1024];
     private long[] rules = new long[1024];
     private int rowCount;
@@ -524,7 +524,7 @@ final class CfiParser {
             rules = Arrays.copyOf(rules, rowCount * 2);
         }
         // sequence 1.. in emission order; later rows at one pc win, end markers (0) lose
-        keys[rowCount] = pc << 32 | (rowCount + 1);
+        keys[rowCount] = (pc << 32 | (rowCount + 1)) ^ Long.MIN_VALUE; // pcs from 2^31 up sort after the others
         rules[rowCount] = UnwindRow.rule(UnwindRow.of(pc, cfa, rbp));
         rowCount++;
     }
@@ -546,25 +546,28 @@ final class CfiParser {
         int n = fdeCountAdded;
         long[] ranges = new long[n];
         for (int i = 0; i < n; i++) {
-            ranges[i] = fdeStart[i] << 32 | i;
+            ranges[i] = (fdeStart[i] << 32 | i) ^ Long.MIN_VALUE;
         }
         Arrays.sort(ranges, 0, n);
         int markers = 0;
         long[] markerPcs = new long[n];
         long maxEnd = -1;
         for (int k = 0; k < n; k++) {
-            int i = (int) (ranges[k] & 0xffffffffL);
+            int i = (int) ((ranges[k] ^ Long.MIN_VALUE) & 0xffffffffL);
             maxEnd = Math.max(maxEnd, fdeEnd[i]);
-            long next = k + 1 < n ? fdeStart[(int) (ranges[k + 1] & 0xffffffffL)] : Long.MAX_VALUE;
+            long next = k + 1 < n ? fdeStart[(int) ((ranges[k + 1] ^ Long.MIN_VALUE) & 0xffffffffL)] : Long.MAX_VALUE;
             if (next > maxEnd) {
                 markerPcs[markers++] = maxEnd;
             }
         }
         long[] all = Arrays.copyOf(keys, rowCount + markers);
         for (int i = 0; i < markers; i++) {
-            all[rowCount + i] = markerPcs[i] << 32;
+            all[rowCount + i] = (markerPcs[i] << 32) ^ Long.MIN_VALUE;
         }
         Arrays.sort(all);
+        for (int i = 0; i < all.length; i++) {
+            all[i] ^= Long.MIN_VALUE;
+        }
         long noInfo = UnwindRow.rule(UnwindRow.of(0, UnwindRow.CFA_NO_INFO, 0));
         long[] out = new long[all.length];
         int m = 0;

@@ -14,8 +14,14 @@ class CfiParserTest {
     /** An .eh_frame with one CIE ("zR", pcrel|sdata4, code 1, data -8, RA 16) and FDEs. */
     private static final class EhFrame {
         final ByteArrayOutputStream b = new ByteArrayOutputStream();
+        final long base;
 
         EhFrame(byte[] cieInstructions, String aug) {
+            this(cieInstructions, aug, BASE);
+        }
+
+        EhFrame(byte[] cieInstructions, String aug, long base) {
+            this.base = base;
             ByteArrayOutputStream c = new ByteArrayOutputStream();
             u32(c, 0); // CIE id
             c.write(1); // version
@@ -35,7 +41,7 @@ class CfiParserTest {
             ByteArrayOutputStream f = new ByteArrayOutputStream();
             u32(f, at + 4); // CIE pointer: back to offset 0
             int fieldAt = at + 8;
-            u32(f, (int) (pcBegin - (BASE + fieldAt)));
+            u32(f, (int) (pcBegin - (base + fieldAt)));
             u32(f, (int) pcRange);
             f.write(0); // augmentation length
             for (int x : instructions) {
@@ -57,7 +63,7 @@ class CfiParserTest {
         List<String> rows() {
             u32(b, 0);
             List<String> out = new ArrayList<>();
-            for (long r : CfiParser.rowsOf(b.toByteArray(), BASE, true, null)) {
+            for (long r : CfiParser.rowsOf(b.toByteArray(), base, true, null)) {
                 out.add(UnwindRow.toString(r));
             }
             return out;
@@ -116,6 +122,12 @@ class CfiParserTest {
         // equal neighbours merge: one unsupported row covers 0x1020 to the gap at 0x1070
         assertThat(rows).containsExactly("1000 stop", "1010 rsp+8", "1016 plt", "1020 unsupported", "1070 no-info",
                 "1080 rsp+8", "1081 rsp+16 rbp=c-8", "1090 no-info");
+    }
+
+    @Test
+    void addressesAbove2GiBSortAfterTheOthers() {
+        List<String> rows = new EhFrame(CIE, "zR", 0x8800_0000L).fde(0x9000_0000L, 0x10, 0x41, 0x0e, 0x10).fde(0x7fff_f000L, 0x10).rows();
+        assertThat(rows).containsExactly("7ffff000 rsp+8", "7ffff010 no-info", "90000000 rsp+8", "90000001 rsp+16", "90000010 no-info");
     }
 
     @Test
