@@ -253,6 +253,38 @@ final class DwarfUserStacks {
         }
     }
 
+    /**
+     * One line for the reader's warnings where more than 1% of the user stacks ended before their
+     * root (a stop row: _start, clone3), by reason; null otherwise.
+     */
+    String summary() {
+        long early = walks - ends[ReferenceUnwinder.End.ROOT.ordinal()];
+        if (walks == 0 || early * 100 <= walks) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append(early).append(" of ").append(walks).append(" user stacks (")
+                .append(Math.round(1000.0 * early / walks) / 10.0).append("%) end before their root:");
+        String sep = " ";
+        for (ReferenceUnwinder.End e : ReferenceUnwinder.End.values()) {
+            long n = ends[e.ordinal()];
+            if (e == ReferenceUnwinder.End.ROOT || n == 0) {
+                continue;
+            }
+            sb.append(sep).append(n).append(' ').append(switch (e) {
+                case READ_FAULT -> "at the end of the copied stack (record with a larger --call-graph dwarf,SIZE)";
+                case NO_INFO -> "in code without unwind information";
+                case NO_MAPPING -> "in code no file covers and no frame pointer leaves (JIT)";
+                case NO_TABLE -> "in files that could not be read";
+                case UNSUPPORTED -> "at unwind rules the walker does not follow";
+                case DEPTH -> "at 127 frames";
+                default -> "at a zero return address";
+            });
+            sep = ", ";
+        }
+        return sb.toString();
+    }
+
     @Override
     public String toString() {
         return walks + " user stacks unwound: " + Arrays.toString(ends);

@@ -736,6 +736,10 @@ final class PerfDataReplay {
         if (lost > 0) {
             warnings.accept(file.name + ": perf lost " + lost + " events while recording (PERF_RECORD_LOST)");
         }
+        String unwound = dwarf == null ? null : dwarf.summary();
+        if (unwound != null) {
+            warnings.accept(file.name + ": " + unwound);
+        }
         if (!otherEvents.isEmpty()) {
             StringBuilder sb = new StringBuilder();
             otherEvents.forEach((ev, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(n).append(" of '").append(ev).append("'"));
