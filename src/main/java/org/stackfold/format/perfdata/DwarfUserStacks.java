@@ -119,12 +119,12 @@ final class DwarfUserStacks {
         memory.set(rec, stackAt, sp, Math.min(Math.max(dynSize, 0), size));
         modules.space = space;
         int frames = walker.unwind(ip, sp, bp, memory, modules);
-        walks++;
-        ends[walker.end().ordinal()]++;
         if (frames > 0 && space.find(walker.frame(0)) == null) {
             // a leaf outside every mapping (an exec before its MMAP records): perf prints no user frames
             return k;
         }
+        walks++;
+        ends[walker.end().ordinal()]++;
         out[k++] = CONTEXT_USER;
         int user = k;
         for (int i = 0; i < frames; i++) {
@@ -274,7 +274,7 @@ final class DwarfUserStacks {
             sb.append(sep).append(n).append(' ').append(switch (e) {
                 case READ_FAULT -> "at the end of the copied stack (record with a larger --call-graph dwarf,SIZE)";
                 case NO_INFO -> "in code without unwind information";
-                case NO_MAPPING -> "in code no file covers and no frame pointer leaves (JIT)";
+                case NO_MAPPING -> "in code no file covers (JIT) with no frame pointer to follow";
                 case NO_TABLE -> "in files that could not be read";
                 case UNSUPPORTED -> "at unwind rules the walker does not follow";
                 case DEPTH -> "at 127 frames";
