@@ -27,8 +27,8 @@ final class CfiParser {
     static final byte[] PLT_EXPRESSION = {0x77, 0x08, (byte) 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22};
     /** x86-64 rt_sigreturn trampoline: mov $0xf,%rax; syscall. */
     static final byte[] SIGRETURN = {0x48, (byte) 0xc7, (byte) 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
-    /** The longest FDE checked for the trampoline's bytes (glibc's and musl's cover 9 to 16 bytes). */
-    static final long SIGRETURN_FDE_MAX = 64;
+    /** The longest FDE checked for the trampoline's bytes: the trampoline is 9 bytes (10 with glibc's nop before it). */
+    static final long SIGRETURN_FDE_MAX = 16;
 
     private byte[] b;
     private long base;
@@ -548,7 +548,7 @@ final class CfiParser {
         for (int i = 0; i < n; i++) {
             ranges[i] = (fdeStart[i] << 32 | i) ^ Long.MIN_VALUE;
         }
-        Arrays.sort(ranges, 0, n);
+        sort(ranges, n);
         int markers = 0;
         long[] markerPcs = new long[n];
         long maxEnd = -1;
@@ -560,13 +560,21 @@ final class CfiParser {
                 markerPcs[markers++] = maxEnd;
             }
         }
-        long[] all = Arrays.copyOf(keys, rowCount + markers);
-        for (int i = 0; i < markers; i++) {
-            all[rowCount + i] = (markerPcs[i] << 32) ^ Long.MIN_VALUE;
-        }
-        Arrays.sort(all);
+        // rows and markers each sorted, then merged (markers ascend already)
+        sort(keys, rowCount);
+        long[] all = new long[rowCount + markers];
+        int a = 0;
+        int b = 0;
         for (int i = 0; i < all.length; i++) {
-            all[i] ^= Long.MIN_VALUE;
+            long marker = b < markers ? (markerPcs[b] << 32) ^ Long.MIN_VALUE : Long.MAX_VALUE;
+            long next;
+            if (a < rowCount && keys[a] < marker) {
+                next = keys[a++];
+            } else {
+                next = marker; // before rows at its pc: a marker's sequence is 0
+                b++;
+            }
+            all[i] = next ^ Long.MIN_VALUE;
         }
         long noInfo = UnwindRow.rule(UnwindRow.of(0, UnwindRow.CFA_NO_INFO, 0));
         long[] out = new long[all.length];
@@ -586,6 +594,20 @@ final class CfiParser {
             prevRule = rule;
         }
         return Arrays.copyOf(out, m);
+    }
+
+    /**
+     * Sorts the first {@code n} keys. An .eh_frame lists most FDEs in address order, so the keys
+     * usually come sorted: a pass that finds them so saves the sort (which a one-shot JVM would run
+     * in its interpreter).
+     */
+    private static void sort(long[] keys, int n) {
+        for (int i = 1; i < n; i++) {
+            if (keys[i] < keys[i - 1]) {
+                Arrays.sort(keys, 0, n);
+                return;
+            }
+        }
     }
 
     // --- reading
