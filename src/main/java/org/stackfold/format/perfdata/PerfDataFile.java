@@ -143,8 +143,9 @@ final class PerfDataFile {
         // Bit fields are allocated from the other end of the word on big-endian machines.
         int idAllBit = order == ByteOrder.LITTLE_ENDIAN ? 18 : 63 - 18;
         long branch = size >= 80 ? u64(at + 72) : 0;
+        long regsUser = size >= 88 ? u64(at + 80) : 0;
         return new PerfEventAttr(type, config, sampleType, readFormat, (flags >>> idAllBit & 1) != 0, branch,
-                type + ":" + Long.toHexString(config), ids);
+                type + ":" + Long.toHexString(config), ids, regsUser);
     }
 
     private long[] ids(long sectionAt) {

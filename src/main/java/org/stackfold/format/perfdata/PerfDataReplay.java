@@ -19,6 +19,7 @@ import org.stackfold.model.Profile;
 import org.stackfold.symbolize.AddressSymbolizer;
 import org.stackfold.symbolize.SymbolFrame;
 import org.stackfold.symbolize.Symbolizer;
+import org.stackfold.unwind.UnwindTables;
 
 /**
  * Replays the records of a perf.data file as {@code perf script} does, in time order (perf's
@@ -83,6 +84,8 @@ final class PerfDataReplay {
     private int epochs;
     private final Map<Integer, JitMap> jitMaps = new HashMap<>();
     private AddressSymbolizer kernel;
+    /** Unwinds the user stacks of --call-graph dwarf samples; made at the first. */
+    private DwarfUserStacks dwarf;
     /** The offset into the function of the address last symbolized. */
     private long offset;
     private String kernelProblem;
@@ -146,9 +149,9 @@ final class PerfDataReplay {
     }
 
     private void checkSupported(PerfEventAttr a) {
-        if (a.has(PerfEventAttr.SAMPLE_STACK_USER)) {
-            throw new InputException(file.name + ": recorded with --call-graph dwarf (user stack copies), which Stackfold"
-                    + " does not unwind; record with --call-graph fp (or lbr), or use 'perf script | stackfold collapse perf'");
+        if (a.has(PerfEventAttr.SAMPLE_STACK_USER) && !DwarfUserStacks.applies(a)) {
+            throw new InputException(file.name + ": recorded with user stack copies but not the user registers rbp, rsp and rip,"
+                    + " which Stackfold needs to unwind them; record with --call-graph fp (or lbr), or use 'perf script | stackfold collapse perf'");
         }
     }
 
@@ -434,6 +437,16 @@ final class PerfDataReplay {
             from = 0;
             n = 0;
         }
+        if (DwarfUserStacks.applies(a)) {
+            // --call-graph dwarf: the user frames come from unwinding the copied stack (docs/unwind.md)
+            if (dwarf == null) {
+                dwarf = new DwarfUserStacks(file, new UnwindTables());
+            }
+            boolean hasChain = a.has(PerfEventAttr.SAMPLE_CALLCHAIN);
+            n = dwarf.unwind(a, rec, words, hasChain ? from + n : w, chain, from, hasChain || kernelMode ? n : 0, lastSpace, at);
+            chain = dwarf.chain();
+            from = 0;
+        }
         // What else decides the chain's names: the address space as it is now, the thread's root frame
         // (its comm), whether collapse perf treats it as Java, and the mode of the first entries.
         long context = lastSpace.epoch;
@@ -711,7 +724,7 @@ final class PerfDataReplay {
     }
 
     /** perf's anonymous and no-file memory (JIT code): named through /tmp/perf-PID.map. */
-    private static boolean isAnonymous(String f) {
+    static boolean isAnonymous(String f) {
         return f.equals("//anon") || f.startsWith("/dev/zero") || f.startsWith("/anon_hugepage")
                 || f.startsWith("[stack") || f.startsWith("/SYSV") || f.equals("[heap]");
     }
@@ -722,6 +735,10 @@ final class PerfDataReplay {
         }
         if (lost > 0) {
             warnings.accept(file.name + ": perf lost " + lost + " events while recording (PERF_RECORD_LOST)");
+        }
+        String unwound = dwarf == null ? null : dwarf.summary();
+        if (unwound != null) {
+            warnings.accept(file.name + ": " + unwound);
         }
         if (!otherEvents.isEmpty()) {
             StringBuilder sb = new StringBuilder();

@@ -10,9 +10,10 @@ package org.stackfold.format.perfdata;
  * @param branchSampleType PERF_SAMPLE_BRANCH_* bits (HW_INDEX adds a word to branch stacks)
  * @param name             as perf names it ("cpu-clock:pppH"), or a made-up "type:config" without EVENT_DESC
  * @param ids              the sample ids of this event
+ * @param sampleRegsUser   PERF_SAMPLE_REGS_USER's register mask (which registers a sample carries, by bit)
  */
 record PerfEventAttr(int type, long config, long sampleType, long readFormat, boolean sampleIdAll,
-                     long branchSampleType, String name, long[] ids) {
+                     long branchSampleType, String name, long[] ids, long sampleRegsUser) {
     static final long SAMPLE_IP = 1L;
     static final long SAMPLE_TID = 1L << 1;
     static final long SAMPLE_TIME = 1L << 2;
@@ -42,7 +43,7 @@ record PerfEventAttr(int type, long config, long sampleType, long readFormat, bo
     }
 
     PerfEventAttr named(String n) {
-        return new PerfEventAttr(type, config, sampleType, readFormat, sampleIdAll, branchSampleType, n, ids);
+        return new PerfEventAttr(type, config, sampleType, readFormat, sampleIdAll, branchSampleType, n, ids, sampleRegsUser);
     }
 
     /** The bytes of one PERF_SAMPLE_READ value. */
