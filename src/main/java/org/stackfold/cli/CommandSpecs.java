@@ -21,7 +21,7 @@ final class CommandSpecs {
     }
 
     /** The subcommands' names, in the order of {@link Main#COMMANDS}. */
-    static final java.util.List<String> NAMES = java.util.List.of("fold", "diff", "top", "info", "store", "query", "push", "convert", "collapse", "flamegraph", "view", "record", "symbolize", "demo");
+    static final java.util.List<String> NAMES = java.util.List.of("fold", "diff", "top", "info", "store", "query", "push", "convert", "collapse", "flamegraph", "view", "record", "symbolize", "demo", "completion");
 
     /** The model of the subcommand named {@code name} on a new command object, or null. */
     static CommandSpec of(String name) {
@@ -40,6 +40,7 @@ final class CommandSpecs {
             case "record" -> record(new RecordCommand());
             case "symbolize" -> symbolize(new SymbolizeCommand());
             case "demo" -> demo(new DemoCommand());
+            case "completion" -> completion(new CompletionCommand());
             default -> null;
         };
     }
@@ -1524,6 +1525,28 @@ final class CommandSpecs {
         return s;
     }
 
+    static CommandSpec completion(CompletionCommand c) {
+        CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
+        s.name("completion");
+        s.usageMessage().description("Print a shell completion script for stackfold, made from the commands' own options.",
+                        "bash and zsh: picocli's script (zsh through its bashcompinit); fish: completions of every",
+                        "command and option. The release packages install them where the shells look.");
+        s.usageMessage().footer("",
+                        "Examples:",
+                        "  source <(stackfold completion bash)",
+                        "  stackfold completion zsh > ~/.zfunc/_stackfold   # a folder on $fpath",
+                        "  stackfold completion fish > ~/.config/fish/completions/stackfold.fish");
+        s.addPositional(PositionalParamSpec.builder().index("0+")
+                .arity("1").paramLabel("SHELL").required(true).descriptionKey("")
+                .description("bash, zsh or fish.")
+                .type(org.stackfold.cli.Completions.Shell.class)
+                .setter(new Access(c, 190)).getter(new Access(c, 190))
+                .initialValue(c.shell).build());
+        c.spec = s;
+        s.addMixin("mixinStandardHelpOptions", standardHelp());
+        return s;
+    }
+
     static CommandSpec main(Main c) {
         CommandSpec s = CommandSpec.wrapWithoutInspection(c, Main.FACTORY);
         s.name("stackfold");
@@ -1769,6 +1792,7 @@ final class CommandSpecs {
                 case 187 -> ((DemoCommand) target).output;
                 case 188 -> ((DemoCommand) target).bundled;
                 case 189 -> ((DemoCommand) target).seconds;
+                case 190 -> ((CompletionCommand) target).shell;
                 default -> throw new IllegalStateException("field " + id);
             };
         }
@@ -1992,6 +2016,7 @@ final class CommandSpecs {
                 case 187 -> ((DemoCommand) target).output = (java.lang.String) value;
                 case 188 -> ((DemoCommand) target).bundled = (Boolean) value;
                 case 189 -> ((DemoCommand) target).seconds = (Double) value;
+                case 190 -> ((CompletionCommand) target).shell = (org.stackfold.cli.Completions.Shell) value;
                 default -> throw new IllegalStateException("field " + id);
             }
             last = value;
