@@ -32,8 +32,7 @@ public class ManPages {
         exits.put("1", "Bad input or an I/O error: one line on stderr names the file and the line or byte offset.");
         exits.put("2", "A usage error: an unknown option, format or value.");
         exitCodes(cl.getCommandSpec(), exits);
-        cl.getCommandSpec().usageMessage().footer(
-                "",
+        cl.getCommandSpec().usageMessage().footerHeading("Environment%n").footer(
                 "Environment: STACKFOLD_HEAP, the Java heap (default 1g); STACKFOLD_MAX_INPUT, the most bytes read from a",
                 "stream (default 4g); STACKFOLD_JAVA_OPTS, more JVM options; STACKFOLD_DEBUG=1, stack traces of internal errors.",
                 "Run 'stackfold COMMAND --help' or 'man stackfold-COMMAND' for a command's options and examples.");
@@ -59,8 +58,24 @@ public class ManPages {
         }
     }
 
+    /**
+     * The exit codes on every page, and each command's footer (its examples) under a heading: without
+     * one, ManPageGenerator leaves the footer out.
+     */
     private static void exitCodes(CommandSpec spec, Map<String, String> exits) {
-        spec.usageMessage().exitCodeListHeading("Exit codes:%n").exitCodeList(exits);
+        spec.usageMessage().exitCodeListHeading("Exit codes%n").exitCodeList(exits);
+        List<String> footer = new java.util.ArrayList<>(List.of(spec.usageMessage().footer()));
+        while (!footer.isEmpty() && footer.get(0).isBlank()) {
+            footer.remove(0);
+        }
+        if (!footer.isEmpty() && spec.usageMessage().footerHeading().isEmpty()) {
+            String heading = "Notes";
+            if (footer.get(0).equals("Examples:")) {
+                heading = "Examples";
+                footer.remove(0);
+            }
+            spec.usageMessage().footerHeading(heading + "%n").footer(footer.toArray(String[]::new));
+        }
         for (CommandLine sub : spec.subcommands().values()) {
             exitCodes(sub.getCommandSpec(), exits);
         }
