@@ -33,8 +33,10 @@ public class ManPages {
         exits.put("2", "A usage error: an unknown option, format or value.");
         exitCodes(cl.getCommandSpec(), exits);
         cl.getCommandSpec().usageMessage().footerHeading("Environment%n").footer(
-                "Environment: STACKFOLD_HEAP, the Java heap (default 1g); STACKFOLD_MAX_INPUT, the most bytes read from a",
-                "stream (default 4g); STACKFOLD_JAVA_OPTS, more JVM options; STACKFOLD_DEBUG=1, stack traces of internal errors.",
+                "STACKFOLD_HEAP: the Java heap (default 1g). STACKFOLD_MAX_INPUT: the most bytes read from a stream"
+                        + " or decompressed (default 4g). STACKFOLD_JAVA_OPTS: more JVM options."
+                        + " STACKFOLD_DEBUG=1: a stack trace with an internal error.",
+                "",
                 "Run 'stackfold COMMAND --help' or 'man stackfold-COMMAND' for a command's options and examples.");
         int code = ManPageGenerator.generateManPage(adoc.toFile(), null, new boolean[0], true, cl.getCommandSpec());
         if (code != 0) {
@@ -62,8 +64,31 @@ public class ManPages {
      * The exit codes on every page, and each command's footer (its examples) under a heading: without
      * one, ManPageGenerator leaves the footer out.
      */
+    private static String[] text(String[] lines) {
+        String[] out = new String[lines.length];
+        for (int i = 0; i < lines.length; i++) {
+            out[i] = lines[i].replace("*", "{asterisk}");
+        }
+        return out;
+    }
+
     private static void exitCodes(CommandSpec spec, Map<String, String> exits) {
         spec.usageMessage().exitCodeListHeading("Exit codes%n").exitCodeList(exits);
+        // Text as written: a '*' (stackcollapse-*.pl) would be AsciiDoc's bold, so it is {asterisk}.
+        spec.usageMessage().description(text(spec.usageMessage().description()));
+        // Footers are format strings to ManPageGenerator; picocli's help forgives a lone '%' (query's
+        // "like '%version=1%'"), String.format does not.
+        String[] footer0 = text(spec.usageMessage().footer());
+        for (int i = 0; i < footer0.length; i++) {
+            footer0[i] = footer0[i].replaceAll("(?<!%)%(?![n%])", "%%");
+        }
+        spec.usageMessage().footer(footer0);
+        for (CommandLine.Model.OptionSpec o : List.copyOf(spec.options())) {
+            if (o.description().length > 0 && String.join("", o.description()).contains("*")) {
+                spec.remove(o);
+                spec.addOption(CommandLine.Model.OptionSpec.builder(o).description(text(o.description())).build());
+            }
+        }
         List<String> footer = new java.util.ArrayList<>(List.of(spec.usageMessage().footer()));
         while (!footer.isEmpty() && footer.get(0).isBlank()) {
             footer.remove(0);
