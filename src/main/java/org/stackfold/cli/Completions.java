@@ -40,6 +40,9 @@ final class Completions {
                 + "# zsh completion for " + name + " (stackfold completion zsh): picocli's bash script under bashcompinit.\n"
                 + "autoload -U +X compinit && { (( $+functions[compdef] )) || compinit; }\n"
                 + "autoload -U +X bashcompinit && bashcompinit\n"
+                + "# The script's own 'alias compopt=complete' comes too late for the functions of a file loaded from\n"
+                + "# $fpath (zsh parses the whole file first): compopt only tunes bash's file completion, so it does nothing.\n"
+                + "(( $+functions[compopt] )) || compopt() { return 0; }\n"
                 + bash
                 + "\n# Loaded from $fpath as the completion function: complete this first call too.\n"
                 + "[[ -n ${funcstack[1]:-} && ${funcstack[1]} == _" + name + " ]] && _bash_complete -o default -F _complete_" + name + "\n";
