@@ -52,10 +52,16 @@ sf_jvm_options() {
     -Xlog:disable "-Xlog:all=warning,aot*=off,cds*=off:stderr")
 }
 
-# REPLY = what identifies the JDK at $1 for its AOT caches: its path and exact runtime version.
+# REPLY = what identifies the JDK at $1 for its AOT caches: its path and exact runtime version. A
+# release's own runtime ($SF_BUNDLED_JDK, set by the launcher and by scripts/release) is "bundled" and its
+# version: its caches were made by it in the build's folder and are used wherever it is unpacked.
 sf_jdk_id() {
   _sf_release "$1" JAVA_RUNTIME_VERSION
-  REPLY="$1 $REPLY"
+  if [ -n "${SF_BUNDLED_JDK:-}" ] && [ "$1" = "$SF_BUNDLED_JDK" ]; then
+    REPLY="bundled $REPLY"
+  else
+    REPLY="$1 $REPLY"
+  fi
 }
 
 # SF_AOT = the options that use an AOT cache beside jar $1, or nothing: the cache of command family $3

@@ -44,7 +44,8 @@ public final class Main implements Runnable {
             ViewCommand.class,
             RecordCommand.class,
             SymbolizeCommand.class,
-            DemoCommand.class);
+            DemoCommand.class,
+            CompletionCommand.class);
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -295,12 +296,13 @@ public final class Main implements Runnable {
         return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 
-    /** The version from the jar's manifest. */
+    /** The version, git commit and build date of this build (scripts/build-info), and the Java running it. */
     public static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"stackfold " + (v == null ? "dev" : v)};
+            return new String[] {"stackfold " + BuildInfo.VERSION,
+                    "commit " + BuildInfo.COMMIT + ", built " + BuildInfo.DATE,
+                    "Java " + System.getProperty("java.runtime.version") + " (" + System.getProperty("java.home") + ")"};
         }
     }
 }

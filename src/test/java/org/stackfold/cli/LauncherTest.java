@@ -318,4 +318,44 @@ class LauncherTest {
         assertThat(dir.resolve("mvn.args")).content().contains("clean package");
         assertThat(dir.resolve("mvn.stdin")).isEmptyFile();
     }
+
+    @Test
+    void aReleaseRunsItsOwnRuntimeJarAndCachesWhereverItIsUnpacked() throws Exception {
+        // scripts/release's layout: bin/stackfold, lib/ (jar, caches, jdk.sh, natives), runtime/ (jlink).
+        // Its caches name the runtime "bundled", not by path: they were made in the build's folder.
+        Path rel = dir.resolve("opt/stackfold-1.0");
+        Files.createDirectories(rel.resolve("bin"));
+        Files.createDirectories(rel.resolve("lib"));
+        Files.copy(PROJECT.resolve("stackfold"), rel.resolve("bin/stackfold"), StandardCopyOption.COPY_ATTRIBUTES);
+        Files.copy(PROJECT.resolve("scripts/jdk.sh"), rel.resolve("lib/jdk.sh"));
+        Path runtime = rel.resolve("runtime");
+        Files.createDirectories(runtime.resolve("bin"));
+        Files.createDirectories(runtime.resolve("lib"));
+        Files.writeString(runtime.resolve("release"), "JAVA_VERSION=\"25.0.9\"\nJAVA_RUNTIME_VERSION=\"25.0.9+1-LTS\"\n");
+        Files.writeString(runtime.resolve("lib/modules"), "");
+        executable(runtime.resolve("bin/java"), "#!/bin/sh\nprintf '%s\\n' \"$@\"\n");
+        Files.writeString(rel.resolve("lib/stackfold.jar"), "a jar");
+        Files.writeString(rel.resolve("lib/stackfold-folded.aot"), "a cache");
+        Files.writeString(rel.resolve("lib/stackfold-folded.aot.jdk"), "bundled 25.0.9+1-LTS\n");
+        Files.writeString(rel.resolve("lib/stackfold.aot"), "a cache");
+        Files.writeString(rel.resolve("lib/stackfold.aot.jdk"), "/build/stackfold-1.0/runtime 25.0.9+1-LTS\n");
+        age(runtime.resolve("lib/modules"), 300);
+        age(rel.resolve("lib/stackfold.jar"), 200);
+        age(rel.resolve("lib/stackfold-folded.aot"), 100);
+        age(rel.resolve("lib/stackfold.aot"), 100);
+        // Linked from elsewhere, as /usr/bin/stackfold is; no JDK, no Maven, no sources: nothing is built.
+        Files.createSymbolicLink(dir.resolve("stackfold-link"), rel.resolve("bin/stackfold"));
+        Map<String, String> env = Map.of("JAVA_HOME", "/nonexistent", "PATH", "/usr/bin:/bin");
+        Result r = CliProcess.bash(dir, "./stackfold-link info small.folded </dev/null", env);
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> args = r.out().lines().toList();
+        assertThat(args).contains("-Djava.library.path=" + rel.resolve("lib"),
+                "-XX:AOTCache=" + rel.resolve("lib/stackfold-folded.aot"), "-cp", rel.resolve("lib/stackfold.jar").toString(),
+                "org.stackfold.cli.Main", "info");
+        // A cache named by a path (a development build's) is not the bundled runtime's: not used.
+        Result version = CliProcess.bash(dir, "./stackfold-link --version </dev/null", env);
+        assertThat(version.code()).as(version.err()).isZero();
+        assertThat(version.out()).doesNotContain("-XX:AOTCache");
+        assertThat(dir.resolve("target.build.log")).doesNotExist();
+    }
 }
