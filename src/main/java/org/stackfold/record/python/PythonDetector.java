@@ -1,0 +1,186 @@
+package org.stackfold.record.python;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Finds CPython in a live process from {@code /proc/PID/maps} and the mapped file: a mapping whose
+ * file is named like {@code python3.X} or {@code libpython3.X.so…} and has a {@code .PyRuntime}
+ * section or a {@code _PyRuntime} symbol (pyenv's shared builds, Debian's static
+ * {@code /usr/bin/python3.11}, any {@code libpython} loaded by an embedding program). The version
+ * comes from {@code _Py_DebugOffsets} (3.13+, cookie {@code xdebugpy} at the start of
+ * {@code _PyRuntime}) or from the {@code Py_Version} symbol (3.11+). Reads the process's memory
+ * and never stops or signals it.
+ */
+public final class PythonDetector {
+    /** What detection found for one process. */
+    public sealed interface Detection {
+    }
+
+    /** A supported CPython. */
+    public record Found(PythonProcess process) implements Detection {
+    }
+
+    /** No CPython interpreter in this process. */
+    public record NotPython() implements Detection {
+    }
+
+    /** CPython, but not one Stackfold can walk: the reason in one line (version, build). */
+    public record Unsupported(String reason) implements Detection {
+    }
+
+    private static final Pattern NAME = Pattern.compile("(lib)?python(\\d+)(?:\\.(\\d+))?[a-z]*(\\.so.*)?");
+    private static final byte[] COOKIE = "xdebugpy".getBytes(StandardCharsets.US_ASCII);
+    static final String EVAL = "_PyEval_EvalFrameDefault";
+    static final String EVAL_COLD = "_PyEval_EvalFrameDefault.cold";
+
+    private PythonDetector() {
+    }
+
+    /** A file-backed mapping: the lowest one of its file. */
+    private record Mapping(long start, long end, long offset, String path) {
+    }
+
+    public static Detection detect(int pid) throws IOException {
+        List<Mapping> candidates = candidates(pid);
+        if (candidates.isEmpty()) {
+            return new NotPython();
+        }
+        String lastReason = null;
+        try (ProcessMemory mem = ProcessMemory.open(pid)) {
+            for (Mapping m : candidates) {
+                PythonElf elf;
+                try {
+                    elf = PythonElf.open(elfPath(pid, m));
+                } catch (IOException e) {
+                    lastReason = "pid " + pid + ": cannot read " + m.path + ": " + e.getMessage();
+                    continue;
+                }
+                Detection d = detect(pid, mem, m, elf);
+                if (d instanceof Found || d instanceof Unsupported) {
+                    return d;
+                }
+            }
+        }
+        return lastReason != null ? new Unsupported(lastReason) : new NotPython();
+    }
+
+    private static Detection detect(int pid, ProcessMemory mem, Mapping m, PythonElf elf) throws IOException {
+        String base = m.path.substring(m.path.lastIndexOf('/') + 1);
+        Map<String, PythonElf.Symbol> syms = elf.symbols(Set.of("_PyRuntime", "Py_Version", EVAL, EVAL_COLD));
+        PythonElf.Section section = elf.section(".PyRuntime");
+        PythonElf.Symbol runtimeSym = syms.get("_PyRuntime");
+        if (section == null && runtimeSym == null) {
+            return new NotPython();
+        }
+        long vaddr = elf.vaddrAtFileOffset(m.offset);
+        if (vaddr < 0) {
+            return new Unsupported("pid " + pid + ": " + m.path + ": no loadable segment at file offset " + m.offset);
+        }
+        long bias = m.start - vaddr;
+        long runtime = bias + (section != null ? section.addr() : runtimeSym.value());
+        byte[] head = mem.read(runtime, 24);
+        PythonOffsets offsets;
+        if (Arrays.equals(head, 0, 8, COOKIE, 0, 8)) {
+            byte[] raw = mem.read(runtime, PythonOffsets.DEBUG_OFFSETS_READ);
+            int version = (int) le64(raw, 8);
+            if (le64(raw, 16) != 0) {
+                return new Unsupported("pid " + pid + ": CPython " + PythonOffsets.versionString(version)
+                        + "t in " + m.path + ": free-threaded builds are not supported yet");
+            }
+            try {
+                offsets = PythonOffsets.fromDebugOffsets(raw);
+            } catch (IllegalArgumentException e) {
+                return new Unsupported("pid " + pid + ": " + e.getMessage() + " (" + m.path + ")");
+            }
+        } else {
+            PythonElf.Symbol pv = syms.get("Py_Version");
+            int version;
+            if (pv != null) {
+                version = mem.u32(bias + pv.value());
+            } else {
+                Matcher n = NAME.matcher(base);
+                String v = n.matches() && n.group(3) != null ? n.group(2) + "." + n.group(3) : "?";
+                return new Unsupported("pid " + pid + ": CPython " + v + " (" + m.path
+                        + "): only 3.11 to 3.15 are supported");
+            }
+            offsets = PythonOffsets.builtIn(version);
+            if (offsets == null) {
+                int minor = (version >>> 16) & 0xff;
+                return new Unsupported("pid " + pid + ": CPython " + PythonOffsets.versionString(version) + " ("
+                        + m.path + "): " + (minor >= 13 && version >>> 24 == 3
+                        ? "no _Py_DebugOffsets at _PyRuntime" : "only 3.11 to 3.15 are supported"));
+            }
+        }
+        PythonElf.Symbol eval = syms.get(EVAL);
+        PythonElf.Symbol cold = syms.get(EVAL_COLD);
+        long evalStart = eval != null ? bias + eval.value() : 0;
+        long evalEnd = eval != null ? evalStart + Math.max(eval.size(), 1) : 0;
+        long coldStart = cold != null ? bias + cold.value() : 0;
+        long coldEnd = cold != null ? coldStart + Math.max(cold.size(), 1) : 0;
+        return new Found(new PythonProcess(pid, m.path, base.startsWith("lib"), bias, runtime, offsets,
+                evalStart, evalEnd, coldStart, coldEnd));
+    }
+
+    private static long le64(byte[] b, int at) {
+        long v = 0;
+        for (int i = 7; i >= 0; i--) {
+            v = v << 8 | (b[at + i] & 0xff);
+        }
+        return v;
+    }
+
+    /** The file as the process sees it: through its root (containers), or the mapping itself if deleted. */
+    private static Path elfPath(int pid, Mapping m) {
+        if (m.path.endsWith(" (deleted)")) {
+            return Path.of(String.format("/proc/%d/map_files/%x-%x", pid, m.start, m.end));
+        }
+        Path inRoot = Path.of("/proc/" + pid + "/root" + m.path);
+        return Files.isReadable(inRoot) ? inRoot : Path.of(m.path);
+    }
+
+    /** Mappings of files named like CPython, libpython first (an embedding program's executable is not it). */
+    private static List<Mapping> candidates(int pid) throws IOException {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(Path.of("/proc/" + pid + "/maps"), StandardCharsets.ISO_8859_1);
+        } catch (NoSuchFileException e) {
+            throw new IOException("pid " + pid + ": no such process");
+        }
+        Map<String, Mapping> lowest = new LinkedHashMap<>();
+        for (String line : lines) {
+            int slash = line.indexOf('/');
+            if (slash < 0) {
+                continue;
+            }
+            String path = line.substring(slash);
+            String file = path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path;
+            String base = file.substring(file.lastIndexOf('/') + 1);
+            if (!NAME.matcher(base).matches() || lowest.containsKey(path)) {
+                continue;
+            }
+            String[] f = line.substring(0, slash).trim().split("\\s+");
+            int dash = f[0].indexOf('-');
+            lowest.put(path, new Mapping(Long.parseUnsignedLong(f[0].substring(0, dash), 16),
+                    Long.parseUnsignedLong(f[0].substring(dash + 1), 16), Long.parseUnsignedLong(f[2], 16), path));
+        }
+        List<Mapping> libs = new ArrayList<>();
+        List<Mapping> others = new ArrayList<>();
+        for (Mapping m : lowest.values()) {
+            (m.path.substring(m.path.lastIndexOf('/') + 1).startsWith("lib") ? libs : others).add(m);
+        }
+        libs.addAll(others);
+        return libs;
+    }
+}
