@@ -135,23 +135,22 @@ public record PythonOffsets(int version, Source source, int interpretersHead, in
     private static final Group INTERP_13 = new Group("interpreter_state", "size", "id", "next", "threads_head", "gc",
             "imports_modules", "sysdict", "builtins", "ceval_gil", "gil_runtime_state", "gil_runtime_state_enabled",
             "gil_runtime_state_locked", "gil_runtime_state_holder");
-    private static final Group INTERP_14A = new Group("interpreter_state", "size", "id", "next", "threads_head",
-            "threads_main", "gc", "imports_modules", "sysdict", "builtins", "ceval_gil", "gil_runtime_state",
-            "gil_runtime_state_enabled", "gil_runtime_state_locked", "gil_runtime_state_holder");
     private static final Group INTERP_14 = new Group("interpreter_state", "size", "id", "next", "threads_head",
             "threads_main", "gc", "imports_modules", "sysdict", "builtins", "ceval_gil", "gil_runtime_state",
             "gil_runtime_state_enabled", "gil_runtime_state_locked", "gil_runtime_state_holder",
             "code_object_generation", "tlbc_generation");
     private static final Group TSTATE_13 = new Group("thread_state", "size", "prev", "next", "interp", "current_frame",
             "thread_id", "native_thread_id", "datastack_chunk", "status");
+    /**
+     * 3.15 adds base_frame and last_profiled_frame after current_frame, one more field (offset 96 in
+     * 3.15.2, not read here), and GIL and exception fields after status; read from Debian's 3.15.2.
+     */
     private static final Group TSTATE_15 = new Group("thread_state", "size", "prev", "next", "interp", "current_frame",
-            "base_frame", "last_profiled_frame", "thread_id", "native_thread_id", "datastack_chunk", "status",
-            "current_exception", "exc_state", "holds_gil", "gil_requested");
+            "base_frame", "last_profiled_frame", "unread_7", "thread_id", "native_thread_id", "datastack_chunk",
+            "status", "unread_12", "unread_13", "unread_14", "unread_15");
     private static final Group ERR_STACKITEM = new Group("err_stackitem", "exc_value");
     private static final Group FRAME_13 = new Group("interpreter_frame", "size", "previous", "executable",
             "instr_ptr", "localsplus", "owner");
-    private static final Group FRAME_14A = new Group("interpreter_frame", "size", "previous", "executable",
-            "instr_ptr", "localsplus", "owner", "stackpointer");
     private static final Group FRAME_14 = new Group("interpreter_frame", "size", "previous", "executable",
             "instr_ptr", "localsplus", "owner", "stackpointer", "tlbc_index");
     private static final Group CODE_13 = new Group("code_object", "size", "filename", "name", "qualname", "linetable",
@@ -160,6 +159,8 @@ public record PythonOffsets(int version, Source source, int interpretersHead, in
             "firstlineno", "argcount", "localsplusnames", "localspluskinds", "co_code_adaptive", "co_tlbc");
     private static final Group PYOBJECT = new Group("pyobject", "size", "ob_type");
     private static final Group TYPE = new Group("type_object", "size", "tp_name", "tp_repr", "tp_flags");
+    /** Four values 3.15 has between the type and tuple groups (32, 288, 944, 888 in 3.15.2); not read. */
+    private static final Group UNREAD_15 = new Group("unread_15", "a", "b", "c", "d");
     private static final Group TUPLE = new Group("tuple_object", "size", "ob_item", "ob_size");
     private static final Group LIST = new Group("list_object", "size", "ob_item", "ob_size");
     private static final Group SET = new Group("set_object", "size", "used", "table", "mask");
@@ -171,24 +172,19 @@ public record PythonOffsets(int version, Source source, int interpretersHead, in
 
     /**
      * The layouts of {@code _Py_DebugOffsets} itself, per minor version, up to the unicode group
-     * (all a reader needs). 3.13's is the released header (checked on pyenv 3.13.0); 3.14's and
-     * 3.15's are the headers as published during their development, newest first. Each candidate
-     * is accepted only if the values it decodes pass {@link #anchored}: a layout that is off by a
-     * field fails those checks, so an unexpected layout is refused rather than misread.
+     * (all a reader needs): from CPython's headers and checked against the values in real builds
+     * (3.13: pyenv 3.13.0; 3.14: Debian's 3.14.10; 3.15: Debian's 3.15.2; docs/python.md). A
+     * layout is accepted only if the values it decodes pass {@link #anchored}: one that is off by a
+     * field fails those checks, so an unexpected layout (a pre-release, a later patch that changed
+     * it) is refused in one line rather than misread.
      */
     private static final Map<Integer, List<List<Group>>> LAYOUTS = Map.of(
             13, List.of(List.of(RUNTIME, INTERP_13, TSTATE_13, FRAME_13, CODE_13, PYOBJECT, TYPE, TUPLE, LIST, DICT,
                     FLOAT, LONG, BYTES, UNICODE)),
-            14, List.of(
-                    List.of(RUNTIME, INTERP_14, TSTATE_13, FRAME_14, CODE_14, PYOBJECT, TYPE, TUPLE, LIST, SET, DICT,
-                            FLOAT, LONG, BYTES, UNICODE),
-                    List.of(RUNTIME, INTERP_14A, TSTATE_13, FRAME_14A, CODE_13, PYOBJECT, TYPE, TUPLE, LIST, SET,
-                            DICT, FLOAT, LONG, BYTES, UNICODE)),
-            15, List.of(
-                    List.of(RUNTIME, INTERP_14, TSTATE_15, ERR_STACKITEM, FRAME_14, CODE_14, PYOBJECT, TYPE, TUPLE,
-                            LIST, SET, DICT, FLOAT, LONG, BYTES, UNICODE),
-                    List.of(RUNTIME, INTERP_14, TSTATE_13, FRAME_14, CODE_14, PYOBJECT, TYPE, TUPLE, LIST, SET, DICT,
-                            FLOAT, LONG, BYTES, UNICODE)));
+            14, List.of(List.of(RUNTIME, INTERP_14, TSTATE_13, FRAME_14, CODE_14, PYOBJECT, TYPE, TUPLE, LIST, SET,
+                    DICT, FLOAT, LONG, BYTES, UNICODE)),
+            15, List.of(List.of(RUNTIME, INTERP_14, TSTATE_15, ERR_STACKITEM, FRAME_14, CODE_14, PYOBJECT, TYPE,
+                    UNREAD_15, TUPLE, LIST, SET, DICT, FLOAT, LONG, BYTES, UNICODE)));
 
     /** Bytes of {@code _Py_DebugOffsets} to read: more than any known layout's groups a reader decodes. */
     public static final int DEBUG_OFFSETS_READ = 1024;
@@ -244,7 +240,7 @@ public record PythonOffsets(int version, Source source, int interpretersHead, in
         long codeSize = f.get("code_object.size");
         return f.get("pyobject.size") == 16 && f.get("pyobject.ob_type") == OB_TYPE
                 && f.get("type_object.tp_name") == TP_NAME
-                && f.get("tuple_object.ob_size") == 16 && f.get("tuple_object.ob_item") == 24
+                && f.get("tuple_object.ob_size") == 16
                 && f.get("list_object.ob_size") == 16
                 && f.get("bytes_object.ob_size") == 16 && f.get("bytes_object.ob_sval") == 32
                 && f.get("unicode_object.length") == 16 && f.get("unicode_object.state") == 32
