@@ -94,11 +94,6 @@ public final class PythonDetector {
         PythonOffsets offsets;
         if (Arrays.equals(head, 0, 8, COOKIE, 0, 8)) {
             byte[] raw = mem.read(runtime, PythonOffsets.DEBUG_OFFSETS_READ);
-            int version = (int) le64(raw, 8);
-            if (le64(raw, 16) != 0) {
-                return new Unsupported("pid " + pid + ": CPython " + PythonOffsets.versionString(version)
-                        + "t in " + m.path + ": free-threaded builds are not supported yet");
-            }
             try {
                 offsets = PythonOffsets.fromDebugOffsets(raw);
             } catch (IllegalArgumentException e) {
@@ -131,14 +126,6 @@ public final class PythonDetector {
         long coldEnd = cold != null ? coldStart + Math.max(cold.size(), 1) : 0;
         return new Found(new PythonProcess(pid, m.path, base.startsWith("lib"), bias, runtime, offsets,
                 evalStart, evalEnd, coldStart, coldEnd));
-    }
-
-    private static long le64(byte[] b, int at) {
-        long v = 0;
-        for (int i = 7; i >= 0; i--) {
-            v = v << 8 | (b[at + i] & 0xff);
-        }
-        return v;
     }
 
     /** The file as the process sees it: through its root (containers), or the mapping itself if deleted. */

@@ -197,13 +197,17 @@ public record PythonOffsets(int version, Source source, int interpretersHead, in
     /**
      * Decodes {@code _Py_DebugOffsets} (the bytes at {@code _PyRuntime}, starting with the cookie).
      *
-     * @throws IllegalArgumentException with a one-line reason if the version is not known or no
-     *                                  known layout of that version checks out
+     * @throws IllegalArgumentException with a one-line reason if the build is free-threaded, the
+     *                                  version is not known or no known layout of it checks out
      */
     public static PythonOffsets fromDebugOffsets(byte[] raw) {
         ByteBuffer b = ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN);
         int version = (int) b.getLong(8);
         int minor = (version >>> 16) & 0xff;
+        if (b.getLong(16) != 0) {
+            throw new IllegalArgumentException("CPython " + versionString(version)
+                    + "t: free-threaded builds are not supported yet");
+        }
         List<List<Group>> candidates = LAYOUTS.get(minor);
         if (version >>> 24 != 3 || candidates == null) {
             throw new IllegalArgumentException("CPython " + versionString(version)
