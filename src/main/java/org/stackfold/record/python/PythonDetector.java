@@ -124,8 +124,59 @@ public final class PythonDetector {
         long evalEnd = eval != null ? evalStart + Math.max(eval.size(), 1) : 0;
         long coldStart = cold != null ? bias + cold.value() : 0;
         long coldEnd = cold != null ? coldStart + Math.max(cold.size(), 1) : 0;
+        if (eval != null && cold == null && eval.size() < SPLIT_ENTRY) {
+            long[] body = body(elf, eval);
+            if (body != null) {
+                coldStart = bias + body[0];
+                coldEnd = bias + body[1];
+            }
+        }
         return new Found(new PythonProcess(pid, m.path, base.startsWith("lib"), bias, runtime, offsets,
                 evalStart, evalEnd, coldStart, coldEnd));
+    }
+
+    /** An eval loop smaller than this is only the entry of a function split in two (PGO builds). */
+    static final long SPLIT_ENTRY = 16 << 10;
+    /** The other part of a split eval loop is at least this large: the opcode cases. */
+    static final long SPLIT_BODY = 32 << 10;
+
+    /**
+     * The other part of an eval loop that GCC's hot/cold partitioning split in two, in a stripped
+     * file that has no {@code .cold} symbol (Debian's PGO builds of 3.14 and 3.15: the exported
+     * {@code _PyEval_EvalFrameDefault} is 1184 bytes, the opcode cases are an 84 KiB part elsewhere
+     * that it jumps to): the largest FDE of at least {@link #SPLIT_BODY} bytes that a direct
+     * {@code jmp}/{@code call rel32} in the entry lands in. The byte scan may see false "instructions";
+     * a false target only matters if it lands in a function that large, and the eval loop is
+     * CPython's largest. x86-64 only; null if nothing qualifies.
+     */
+    static long[] body(PythonElf elf, PythonElf.Symbol eval) throws IOException {
+        if (!"x86_64".equals(System.getProperty("os.arch")) && !"amd64".equals(System.getProperty("os.arch"))) {
+            return null;
+        }
+        byte[] code = elf.bytesAt(eval.value(), (int) eval.size());
+        if (code == null) {
+            return null;
+        }
+        List<long[]> fdes = elf.fdeRanges();
+        long[] best = null;
+        for (int i = 0; i + 5 <= code.length; i++) {
+            int op = code[i] & 0xff;
+            if (op != 0xe9 && op != 0xe8) {
+                continue;
+            }
+            int rel = (code[i + 1] & 0xff) | (code[i + 2] & 0xff) << 8 | (code[i + 3] & 0xff) << 16 | code[i + 4] << 24;
+            long target = eval.value() + i + 5 + rel;
+            if (target >= eval.value() && target < eval.value() + eval.size()) {
+                continue;
+            }
+            for (long[] f : fdes) {
+                if (target >= f[0] && target < f[1] && f[1] - f[0] >= SPLIT_BODY
+                        && (best == null || f[1] - f[0] > best[1] - best[0])) {
+                    best = f;
+                }
+            }
+        }
+        return best;
     }
 
     /** The file as the process sees it: through its root (containers), or the mapping itself if deleted. */

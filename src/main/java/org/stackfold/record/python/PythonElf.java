@@ -140,6 +140,173 @@ final class PythonElf {
         return -1;
     }
 
+    /** {@code n} bytes of the file at link-time address {@code vaddr}, or null if no section holds them. */
+    byte[] bytesAt(long vaddr, int n) throws IOException {
+        for (Section sec : sections) {
+            if (sec.addr != 0 && vaddr >= sec.addr && vaddr + n <= sec.addr + sec.size && !sec.name.equals(".bss")
+                    && !sec.name.equals(".tbss")) {
+                try (FileChannel c = reopen(path)) {
+                    ByteBuffer b = bytes(c, sec.offset + (vaddr - sec.addr), n);
+                    byte[] out = new byte[n];
+                    b.get(out);
+                    return out;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The code ranges {@code [start, end)} of every FDE in {@code .eh_frame} (link-time addresses):
+     * the functions and function parts (a {@code .cold} or hot/cold partition has its own FDE)
+     * whether or not the file has symbols for them. Empty if there is no {@code .eh_frame}.
+     */
+    List<long[]> fdeRanges() throws IOException {
+        Section eh = section(".eh_frame");
+        List<long[]> out = new ArrayList<>();
+        if (eh == null || eh.size <= 0 || eh.size > 64L << 20) {
+            return out;
+        }
+        ByteBuffer b;
+        try (FileChannel c = reopen(path)) {
+            b = bytes(c, eh.offset, eh.size);
+        }
+        Map<Integer, Integer> cieEncoding = new HashMap<>();
+        int p = 0;
+        int n = b.limit();
+        while (p + 8 <= n) {
+            int start = p;
+            long length = b.getInt(p) & 0xffffffffL;
+            p += 4;
+            if (length == 0) {
+                break;
+            }
+            if (length == 0xffffffffL) {
+                length = b.getLong(p);
+                p += 8;
+            }
+            int end = (int) Math.min(n, p + length);
+            if (end <= p) {
+                break;
+            }
+            int idAt = p;
+            int id = b.getInt(p);
+            p += 4;
+            if (id == 0) {
+                cieEncoding.put(start, cieFdeEncoding(b, p, end));
+            } else {
+                int cie = idAt - id;
+                Integer enc = cieEncoding.get(cie);
+                if (enc != null && p + 16 <= end) {
+                    int[] at = {p};
+                    long begin = encoded(b, at, enc, eh.addr);
+                    long range = encoded(b, at, enc & 0x0f, eh.addr);
+                    if (begin != Long.MIN_VALUE && range != Long.MIN_VALUE && range > 0) {
+                        out.add(new long[] {begin, begin + range});
+                    }
+                }
+            }
+            p = end;
+        }
+        return out;
+    }
+
+    /** The pointer encoding of a CIE's FDEs (its 'R' augmentation), absptr if none. */
+    private static int cieFdeEncoding(ByteBuffer b, int p, int end) {
+        if (p >= end) {
+            return 0;
+        }
+        p++; // version
+        int augStart = p;
+        while (p < end && b.get(p) != 0) {
+            p++;
+        }
+        String aug = cString(b, augStart);
+        p++;
+        if (aug.contains("eh")) {
+            p += 8;
+        }
+        int[] at = {p};
+        uleb(b, at); // code alignment
+        uleb(b, at); // data alignment (sleb: only skipped)
+        uleb(b, at); // return address register (uleb in versions 3+, one byte in 1: < 128 either way)
+        if (!aug.startsWith("z")) {
+            return 0;
+        }
+        uleb(b, at);
+        for (int i = 1; i < aug.length() && at[0] < end; i++) {
+            switch (aug.charAt(i)) {
+                case 'R' -> {
+                    return b.get(at[0]) & 0xff;
+                }
+                case 'P' -> {
+                    int enc = b.get(at[0]++) & 0xff;
+                    encoded(b, at, enc, 0);
+                }
+                case 'L' -> at[0]++;
+                default -> {
+                }
+            }
+        }
+        return 0;
+    }
+
+    private static long uleb(ByteBuffer b, int[] at) {
+        long v = 0;
+        int shift = 0;
+        while (at[0] < b.limit()) {
+            int x = b.get(at[0]++) & 0xff;
+            if (shift < 64) {
+                v |= (long) (x & 0x7f) << shift;
+            }
+            shift += 7;
+            if ((x & 0x80) == 0) {
+                break;
+            }
+        }
+        return v;
+    }
+
+    /** A DW_EH_PE-encoded value at {@code at} (advanced past it); pc-relative against the section's address. */
+    private static long encoded(ByteBuffer b, int[] at, int enc, long sectionAddr) {
+        if (enc == 0xff) {
+            return Long.MIN_VALUE;
+        }
+        int field = at[0];
+        long v;
+        switch (enc & 0x0f) {
+            case 0x00, 0x04, 0x0c -> {
+                v = b.getLong(at[0]);
+                at[0] += 8;
+            }
+            case 0x01 -> v = uleb(b, at);
+            case 0x02 -> {
+                v = b.getShort(at[0]) & 0xffff;
+                at[0] += 2;
+            }
+            case 0x03 -> {
+                v = b.getInt(at[0]) & 0xffffffffL;
+                at[0] += 4;
+            }
+            case 0x0a -> {
+                v = b.getShort(at[0]);
+                at[0] += 2;
+            }
+            case 0x0b -> {
+                v = b.getInt(at[0]);
+                at[0] += 4;
+            }
+            default -> {
+                return Long.MIN_VALUE;
+            }
+        }
+        return switch (enc & 0x70) {
+            case 0x00 -> v;
+            case 0x10 -> sectionAddr + field + v;
+            default -> Long.MIN_VALUE;
+        };
+    }
+
     /** The named symbols found (first table wins: .dynsym, then .symtab). */
     Map<String, Symbol> symbols(Set<String> wanted) throws IOException {
         Map<String, Symbol> found = new HashMap<>();

@@ -13,7 +13,8 @@ package org.stackfold.record.python;
  * @param offsets    the version's offsets
  * @param evalStart  start of {@code _PyEval_EvalFrameDefault} (0 if its symbol is not in the file)
  * @param evalEnd    its end
- * @param coldStart  start of {@code _PyEval_EvalFrameDefault.cold} (0 if not known: stripped files)
+ * @param coldStart  start of the eval loop's second part: {@code _PyEval_EvalFrameDefault.cold}, or in a
+ *                   stripped PGO build the partition the exported entry jumps to (0 if none)
  * @param coldEnd    its end
  */
 public record PythonProcess(int pid, String binary, boolean shared, long bias, long runtime, PythonOffsets offsets,
@@ -35,6 +36,6 @@ public record PythonProcess(int pid, String binary, boolean shared, long bias, l
                 offsets.versionString(), binary,
                 offsets.source() == PythonOffsets.Source.DEBUG_OFFSETS ? "_Py_DebugOffsets" : "built-in offsets",
                 runtime, evalStart, evalEnd,
-                coldStart != 0 ? String.format(" + .cold 0x%x-0x%x", coldStart, coldEnd) : "");
+                coldStart != 0 ? String.format(" + second part 0x%x-0x%x", coldStart, coldEnd) : "");
     }
 }

@@ -229,6 +229,71 @@ class PythonWalkerLiveTest {
         }
     }
 
+    /**
+     * The eval-loop ranges and the walk's activation ends agree with a native unwinder: with the
+     * workload stopped (SIGSTOP: the test started it), gdb's frames of each thread whose address
+     * lies in {@link PythonProcess#inEvalLoop} are as many as the walk's activations of that
+     * thread, which is what lets the BPF program put each activation's Python frames in place of
+     * its eval-loop frame. Covers the split eval loop of Debian's stripped 3.14/3.15.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("interpreters")
+    void evalLoopFramesAreTheActivations(Interpreters.Interpreter py) throws Exception {
+        usable(py);
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/gdb")), "gdb is not installed");
+        try (Interpreters.Running run = py.start("twothreads.py"); ProcessMemory mem = ProcessMemory.open(run.pid())) {
+            PythonProcess p = detect(run.pid());
+            Thread.sleep(100);
+            signal("STOP", run.pid());
+            String gdb;
+            List<PythonThread> threads;
+            try {
+                threads = new PythonWalker(p, mem).threads();
+                // A chroot's process unwinds with the chroot's libraries (its executable named by /proc).
+                String sysroot = py.root() == null ? "/" : py.root().toString();
+                Process g = new ProcessBuilder("timeout", "60", "gdb", "-nx", "-batch", "-iex", "set sysroot " + sysroot,
+                        "/proc/" + run.pid() + "/exe", "-p", Integer.toString(run.pid()), "-ex", "thread apply all frame apply all -q p/x $pc")
+                        .redirectErrorStream(true).start();
+                gdb = new String(g.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                g.waitFor();
+            } finally {
+                signal("CONT", run.pid());
+            }
+            java.util.Map<Integer, Integer> evalFrames = new java.util.HashMap<>();
+            int lwp = -1;
+            long previousPc = -1;
+            for (String line : gdb.split("\n")) {
+                java.util.regex.Matcher t = java.util.regex.Pattern.compile("^Thread \\d+ .*\\(LWP (\\d+)").matcher(line);
+                if (t.find()) {
+                    lwp = Integer.parseInt(t.group(1));
+                    previousPc = -1;
+                    evalFrames.put(lwp, 0);
+                    continue;
+                }
+                java.util.regex.Matcher v = java.util.regex.Pattern.compile("^\\$\\d+ = 0x([0-9a-f]+)").matcher(line);
+                if (v.find() && lwp > 0) {
+                    long pc = Long.parseUnsignedLong(v.group(1), 16);
+                    // Inlined frames repeat their physical frame's pc.
+                    if (pc != previousPc && (p.inEvalLoop(pc) || p.inEvalLoop(pc - 1))) {
+                        evalFrames.merge(lwp, 1, Integer::sum);
+                    }
+                    previousPc = pc;
+                }
+            }
+            assumeTrue(evalFrames.size() == 2, "gdb could not attach here: " + gdb.lines().findFirst().orElse(""));
+            for (PythonThread t : threads) {
+                long activations = t.frames().stream().filter(PythonFrame::activationEnd).count();
+                assertThat(evalFrames.get(t.nativeId())).as("thread %d: gdb's eval-loop frames\n%s", t.nativeId(), gdb)
+                        .isEqualTo((int) activations);
+                assertThat(activations).isGreaterThanOrEqualTo(1);
+            }
+        }
+    }
+
+    private static void signal(String sig, int pid) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-" + sig, Integer.toString(pid)).start().waitFor()).isZero();
+    }
+
     @org.junit.jupiter.api.Test
     void olderVersionsAreRefusedInOneLine() throws Exception {
         for (String v : List.of("3.10.13", "3.9.18", "3.8.18")) {
