@@ -114,6 +114,11 @@ public final class PythonWalker {
                     PythonFrame last = into.getLast();
                     into.set(into.size() - 1, new PythonFrame(last.code(), last.instruction(), true));
                 }
+            } else if ((f.getLong(o.frameExecutable()) & ~o.executableTagMask()) == 0) {
+                // A frame being pushed whose code is not set yet (seen on 3.15): not a frame yet,
+                // emit nothing and go on to its caller.
+                frame = previous;
+                continue;
             } else {
                 long code = f.getLong(o.frameExecutable()) & ~o.executableTagMask();
                 long ip = f.getLong(o.frameInstrPtr());

@@ -135,6 +135,8 @@ class PythonWalkerLiveTest {
             PythonProcess p = detect(run.pid());
             PythonWalker walker = new PythonWalker(p, mem);
             CodeNames names = new CodeNames(mem, p.offsets());
+            // "ready" is printed just before main_inner is called.
+            Thread.sleep(100);
             int good = 0;
             boolean keySeen = false;
             List<String> bad = new ArrayList<>();
@@ -260,6 +262,7 @@ class PythonWalkerLiveTest {
                 signal("CONT", run.pid());
             }
             java.util.Map<Integer, Integer> evalFrames = new java.util.HashMap<>();
+            java.util.Set<Integer> leafInEval = new java.util.HashSet<>();
             int lwp = -1;
             long previousPc = -1;
             for (String line : gdb.split("\n")) {
@@ -276,6 +279,9 @@ class PythonWalkerLiveTest {
                     // Inlined frames repeat their physical frame's pc.
                     if (pc != previousPc && (p.inEvalLoop(pc) || p.inEvalLoop(pc - 1))) {
                         evalFrames.merge(lwp, 1, Integer::sum);
+                        if (previousPc == -1) {
+                            leafInEval.add(lwp);
+                        }
                     }
                     previousPc = pc;
                 }
@@ -283,8 +289,11 @@ class PythonWalkerLiveTest {
             assumeTrue(evalFrames.size() == 2, "gdb could not attach here: " + gdb.lines().findFirst().orElse(""));
             for (PythonThread t : threads) {
                 long activations = t.frames().stream().filter(PythonFrame::activationEnd).count();
+                // A thread stopped in the eval loop's own prologue or epilogue has an eval-loop frame
+                // whose entry frame is not linked (yet, or any more): one more than the walk's.
+                int allowed = leafInEval.contains(t.nativeId()) ? 1 : 0;
                 assertThat(evalFrames.get(t.nativeId())).as("thread %d: gdb's eval-loop frames\n%s", t.nativeId(), gdb)
-                        .isEqualTo((int) activations);
+                        .isBetween((int) activations, (int) activations + allowed);
                 assertThat(activations).isGreaterThanOrEqualTo(1);
             }
         }
