@@ -1,0 +1,38 @@
+# A CPU-bound workload for Stackfold's Python walker tests: main -> work -> heavy/medium/light in
+# the shares 6:3:1 of loop iterations, forever, until killed. Prints "ready" once running.
+import sys
+
+
+def spin(n):
+    x = 0
+    for i in range(n):
+        x += i * i
+    return x
+
+
+def heavy():
+    return spin(60000)
+
+
+def medium():
+    return spin(30000)
+
+
+def light():
+    return spin(10000)
+
+
+def work():
+    while True:
+        heavy()
+        medium()
+        light()
+
+
+def main():
+    print("ready", flush=True)
+    work()
+
+
+if __name__ == "__main__":
+    main()
