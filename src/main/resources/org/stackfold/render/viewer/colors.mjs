@@ -47,3 +47,42 @@ export function diffColor(after, before, dark) {
     : `hsl(220,${(45 + 45 * strength).toFixed(0)}%,${l.toFixed(1)}%)`;
 }
 
+
+/** [r, g, b] (0-255) of an `hsl(h,s%,l%)` string or a `#rrggbb` colour. */
+export function parseColor(c) {
+  if (c[0] === '#') {
+    const v = parseInt(c.length === 4 ? c[1] + c[1] + c[2] + c[2] + c[3] + c[3] : c.slice(1, 7), 16);
+    return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+  }
+  const m = /hsl\(\s*([\d.]+)\s*,\s*([\d.]+)%\s*,\s*([\d.]+)%/.exec(c);
+  if (!m) return [128, 128, 128];
+  const h = Number(m[1]) / 360, s = Number(m[2]) / 100, l = Number(m[3]) / 100;
+  const q = l < 0.5 ? l * (1 + s) : l + s - l * s, p = 2 * l - q;
+  const ch = (t) => {
+    t = (t % 1 + 1) % 1;
+    const v = t < 1 / 6 ? p + (q - p) * 6 * t : t < 1 / 2 ? q : t < 2 / 3 ? p + (q - p) * (2 / 3 - t) * 6 : p;
+    return Math.round(v * 255);
+  };
+  return [ch(h + 1 / 3), ch(h), ch(h - 1 / 3)];
+}
+
+/** WCAG relative luminance of [r, g, b]. */
+export function luminance([r, g, b]) {
+  const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+}
+
+/** WCAG contrast ratio of two colours given as [r, g, b]. */
+export function contrast(a, b) {
+  const x = luminance(a), y = luminance(b);
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+}
+
+/**
+ * The label colour for a fill: near-black or white, whichever contrasts more (every fill the palettes
+ * make then reaches 4.5:1 in both themes, where one fixed text colour per theme fell to 1.3:1 on yellow).
+ */
+export function textOn(fill) {
+  const rgb = parseColor(fill);
+  return contrast(rgb, [17, 17, 17]) >= contrast(rgb, [255, 255, 255]) ? '#111111' : '#ffffff';
+}

@@ -26,6 +26,7 @@ class ViewerDataTest {
         final List<String> names = new ArrayList<>();
         final List<Integer> kinds = new ArrayList<>();
         final List<String> files = new ArrayList<>();
+        final java.util.Map<Integer, java.util.Map<Integer, Long>> kindParts = new java.util.HashMap<>();
         int[] parent;
         int[] frame;
         long[] self;
@@ -49,6 +50,14 @@ class ViewerDataTest {
             int files = (int) next();
             for (int i = 0; i < files; i++) {
                 this.files.add(string());
+            }
+            for (long k = next(); k > 0; k--) {
+                int f = (int) next();
+                java.util.Map<Integer, Long> parts = new java.util.TreeMap<>();
+                for (long m = next(); m > 0; m--) {
+                    parts.put((int) next(), next());
+                }
+                kindParts.put(f, parts);
             }
             int n = (int) next();
             parent = new int[n];
