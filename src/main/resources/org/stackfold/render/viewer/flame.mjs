@@ -10,6 +10,8 @@ import { frameColor, diffColor, textOn } from './colors.mjs';
 const ROW = 18;
 const AXIS = 18;
 const MIN_PX = 0.33;
+/** Below this width a frame is not drawn on its own: with siblings heaviest first, it and every sibling after it become one "rest" box. */
+const SOLO_PX = 1;
 
 /** A name cut in the middle to at most max characters, so both its start (package) and its end (method) stay. */
 export function middleTruncate(name, max) {
@@ -29,6 +31,55 @@ export function ticks(a, b, px) {
   const out = [];
   for (let v = Math.ceil(a / step) * step; v <= b && out.length < 100; v += step) out.push(v);
   return out;
+}
+
+/** Boxes of one height grouped by (colour, alpha): drawn with one style change per group. */
+class RectBatch {
+  constructor() {
+    this.keys = new Map();
+    this.styles = [];
+    this.alphas = [];
+    this.cap = 4096;
+    this.x = new Float32Array(this.cap); this.y = new Float32Array(this.cap); this.w = new Float32Array(this.cap);
+    this.g = new Uint16Array(this.cap);
+    this.n = 0;
+  }
+  reset() { this.n = 0; }
+  add(style, alpha, x, y, w) {
+    const key = alpha === 1 ? style : style + '|' + alpha;
+    let g = this.keys.get(key);
+    if (g === undefined) {
+      g = this.styles.length;
+      if (g >= 65535) { this.keys.clear(); this.styles.length = 0; this.alphas.length = 0; this.n = 0; return; }
+      this.keys.set(key, g); this.styles.push(style); this.alphas.push(alpha);
+    }
+    if (this.n === this.cap) {
+      this.cap *= 2;
+      const grow = (a, T) => { const b = new T(this.cap); b.set(a); return b; };
+      this.x = grow(this.x, Float32Array); this.y = grow(this.y, Float32Array); this.w = grow(this.w, Float32Array);
+      this.g = grow(this.g, Uint16Array);
+    }
+    const k = this.n++;
+    this.x[k] = x; this.y[k] = y; this.w[k] = w; this.g[k] = g;
+  }
+  draw(ctx, height) {
+    const groups = this.styles.length, n = this.n;
+    const start = new Int32Array(groups + 1);
+    for (let k = 0; k < n; k++) start[this.g[k] + 1]++;
+    for (let g = 0; g < groups; g++) start[g + 1] += start[g];
+    const order = new Int32Array(n), fill = start.slice(0, groups);
+    for (let k = 0; k < n; k++) order[fill[this.g[k]]++] = k;
+    for (let g = 0; g < groups; g++) {
+      if (start[g] === start[g + 1]) continue;
+      ctx.globalAlpha = this.alphas[g];
+      ctx.fillStyle = this.styles[g];
+      for (let j = start[g]; j < start[g + 1]; j++) {
+        const k = order[j];
+        ctx.fillRect(this.x[k], this.y[k], this.w[k], height);
+      }
+    }
+    ctx.globalAlpha = 1;
+  }
 }
 
 export class FlameView {
@@ -159,17 +210,19 @@ export class FlameView {
     return { w, h, dpr };
   }
 
+  /** A node's fill. The theme is read once per draw (matchMedia per node cost more than the drawing). */
   color(i) {
     const t = this.tree, host = this.host;
+    const dark = this.darkNow === undefined ? host.dark() : this.darkNow;
     if (t.before && host.diffColors()) {
       const a = t.totalAfter[i] / (t.totalAfter[0] || 1), b = t.totalBefore[i] / (t.totalBefore[0] || 1);
-      return diffColor(a, b, host.dark());
+      return diffColor(a, b, dark);
     }
     const f = t.frame[i];
-    const key = host.dark() ? -f - 1 : f;
+    const key = dark ? -f - 1 : f;
     let c = this.colorCache.get(key);
     if (!c) {
-      c = frameColor(host.names[f], host.kinds[f], host.dark());
+      c = frameColor(host.names[f], host.kinds[f], dark);
       this.colorCache.set(key, c);
     }
     return c;
@@ -211,24 +264,44 @@ export class FlameView {
     if (!this.charW) this.charW = ctx.measureText('abcdefghijklmnopqrstuvwxyz.ABCDEFGH').width / 35;
     const charW = this.charW;
     const match = this.host.match();
+    this.darkNow = this.host.dark();
     const { x0, scale } = this.geometry();
-    const X = this.x, total = t.total, end = t.end, depth = t.depth, frame = t.frame, names = this.host.names;
+    const X = this.x, total = t.total, end = t.end, depth = t.depth, frame = t.frame, parent = t.parent, self = t.self;
+    const names = this.host.names;
+    // Siblings come heaviest first (unless ordered by name) and left to right: once one is too narrow or
+    // past the right edge, so is every sibling after it, and the walk jumps to the parent's end.
+    const sorted = !this.host.byName || !this.host.byName();
+    const rest = style.getPropertyValue('--muted').trim();
     const drawn = [], labels = [];
     const text = [];
-    let lastFill = null, lastAlpha = 1;
+    // Boxes are collected per colour and drawn colour by colour after the walk (one style change per colour).
+    const batch = this.batch || (this.batch = new RectBatch());
+    batch.reset();
     for (let i = 1; i < t.n;) {
       const px = (X[i] - x0) * scale, pw = total[i] * scale;
-      if (pw < MIN_PX || px >= w || px + pw <= 0) { i = end[i]; continue; }
+      if (px >= w) { i = end[parent[i]]; continue; }
+      if (pw < SOLO_PX) {
+        if (!sorted) { i = end[i]; continue; }
+        // This sibling and the ones after it, as one box (they lie between here and the parent's self).
+        const p = parent[i];
+        const rx = px, rw = (X[p] + total[p] - self[p] - X[i]) * scale;
+        const y = this.rowY(depth[i], h);
+        if (rw >= MIN_PX && rx < w && rx + rw > 0 && y + ROW > AXIS && y < h) {
+          const cx = Math.max(rx, 0);
+          batch.add(rest, 0.5, cx, y, Math.max(Math.min(rx + rw, w) - cx - 0.5, 0.5));
+        }
+        i = end[p];
+        continue;
+      }
+      if (px + pw <= 0) { i = end[i]; continue; }
       const y = this.rowY(depth[i], h);
       if (this.inverted ? y >= h : y + ROW <= AXIS) { i = end[i]; continue; }
       if (this.inverted ? y + ROW <= AXIS : y >= h) { i++; continue; }
       const cx = Math.max(px, 0), cw = Math.min(px + pw, w) - cx;
       const matched = match && match[frame[i]];
       const alpha = match && !matched ? 0.35 : 1;
-      if (alpha !== lastAlpha) { ctx.globalAlpha = alpha; lastAlpha = alpha; }
       const fill = matched ? searchColor : this.color(i);
-      if (fill !== lastFill) { ctx.fillStyle = fill; lastFill = fill; }
-      ctx.fillRect(cx, y, Math.max(cw - 0.5, 0.5), ROW - 1);
+      batch.add(fill, alpha, cx, y, Math.max(cw - 0.5, 0.5));
       if (cw > 24) {
         const max = Math.floor((cw - 6) / charW);
         if (max >= 3) {
@@ -240,7 +313,8 @@ export class FlameView {
       if (drawn.length < 20000) drawn.push(i);
       i++;
     }
-    ctx.globalAlpha = 1;
+    batch.draw(ctx, ROW - 1);
+    this.darkNow = undefined;
     // Labels after the boxes: one pass, few colour changes.
     const faded = style.getPropertyValue('--muted').trim();
     let lastText = null;
@@ -307,7 +381,8 @@ export class FlameView {
     const X = this.x;
     for (let i = 1; i < t.n;) {
       const a = (X[i] - x0) * scale, b = a + t.total[i] * scale;
-      if (px < a || px >= b || b - a < MIN_PX) { i = t.end[i]; continue; }
+      if (px < a) { i = t.end[t.parent[i]]; continue; } // every later sibling lies further right
+      if (px >= b || b - a < MIN_PX) { i = t.end[i]; continue; }
       const y = this.rowY(t.depth[i], h);
       if (py >= y && py < y + ROW) return i;
       i++;

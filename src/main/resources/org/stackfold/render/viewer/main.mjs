@@ -21,9 +21,10 @@ let derived = { key: null, tree: null };
 let fnTable = null;
 let theme = localStorage.getItem('stackfold-theme') || 'system';
 
+const darkQuery = matchMedia('(prefers-color-scheme: dark)');
 function dark() {
   return document.documentElement.dataset.theme === 'dark'
-    || (document.documentElement.dataset.theme !== 'light' && matchMedia('(prefers-color-scheme: dark)').matches);
+    || (document.documentElement.dataset.theme !== 'light' && darkQuery.matches);
 }
 
 function unit() { return meta.unit; }
@@ -169,12 +170,15 @@ function stepMatch(dir) {
 const host = (onClick) => ({
   names: null, kinds: null, dark, match,
   format: (v) => fmt(v),
+  byName: () => S.byName,
   diffColors: () => true,
   onHover: (v, i, ev) => showTooltip(v.tree, i, ev),
   onClick,
   onMenu: (v, i, ev) => openMenu(v.tree, i, ev),
   onSelect: (v, i) => { if (v === flame) showDetail(v.tree, i); announce(v, i); },
-  onViewport: (v) => { if (v === flame) { S.zoom = null; saveState(false); } },
+  // A free viewport is not kept in the address; the address changes once, when it stops being a frame's zoom
+  // (not on every wheel step: browsers throttle history calls, and each costs a frame's time).
+  onViewport: (v) => { if (v === flame && S.zoom !== null) { S.zoom = null; saveState(false); } },
 });
 
 const flame = new FlameView(document.querySelector('#view-flame canvas'), host((v, i) => {
@@ -715,7 +719,7 @@ function wire() {
   $('help-button').addEventListener('click', () => $('help').showModal());
   timeThread.addEventListener('change', () => { chartKey = null; drawTime(); });
   addEventListener('resize', redrawCharts);
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { applyTheme(); redrawCharts(); });
+  darkQuery.addEventListener('change', () => { applyTheme(); redrawCharts(); });
   addEventListener('keydown', onKey);
 }
 
@@ -777,8 +781,7 @@ function navigate(e) {
     saveState(true);
     return true;
   } else return false;
-  S.zoom = null;
-  saveState(false);
+  if (S.zoom !== null) { S.zoom = null; saveState(false); }
   return true;
 }
 
