@@ -431,13 +431,16 @@ class ViewerBrowserTest {
         // Names whose hash lands on the yellow end of the palette, and JFR's kinds (interpreted is yellow).
         Profile p = read(new org.stackfold.format.jfr.JfrFormat(), "src/test/resources/formats/jfr-heavy.jfr", FormatOptions.none());
         open(page("contrast", p));
-        js("localStorage.setItem('stackfold-theme', 'dark'); location.reload()");
-        waitFor("return document.documentElement.dataset.ready === '1' && document.documentElement.dataset.theme === 'dark'");
-        assertThat(worstLabelContrast()).isGreaterThanOrEqualTo(4.5);
-        js("localStorage.setItem('stackfold-theme', 'light'); location.reload()");
-        waitFor("return document.documentElement.dataset.ready === '1' && document.documentElement.dataset.theme === 'light'");
-        assertThat(worstLabelContrast()).isGreaterThanOrEqualTo(4.5);
-        js("localStorage.removeItem('stackfold-theme')");
+        try {
+            js("localStorage.setItem('stackfold-theme', 'dark'); location.reload()");
+            waitFor("return document.documentElement.dataset.ready === '1' && document.documentElement.dataset.theme === 'dark'");
+            assertThat(worstLabelContrast()).isGreaterThanOrEqualTo(4.5);
+            js("localStorage.setItem('stackfold-theme', 'light'); location.reload()");
+            waitFor("return document.documentElement.dataset.ready === '1' && document.documentElement.dataset.theme === 'light'");
+            assertThat(worstLabelContrast()).isGreaterThanOrEqualTo(4.5);
+        } finally {
+            js("localStorage.removeItem('stackfold-theme')"); // the other tests draw in the system theme
+        }
     }
 
     // ---- issue 30, item 7: navigation
