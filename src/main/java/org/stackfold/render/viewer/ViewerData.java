@@ -402,7 +402,10 @@ public final class ViewerData {
             }
             out.write(ids.size());
             for (long t : ids) {
-                out.bytes(Long.toUnsignedString(t).getBytes(StandardCharsets.UTF_8));
+                // The thread's name where the format has one (JFR, perf.data's comm), with its id.
+                String name = tl.threadName(t);
+                String id = Long.toUnsignedString(t);
+                out.bytes((name == null ? id : name + " (" + id + ")").getBytes(StandardCharsets.UTF_8));
             }
             out.write(tl.isDifferential() ? 1 : 0);
             long prev = 0;

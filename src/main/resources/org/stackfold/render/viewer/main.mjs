@@ -456,7 +456,10 @@ function drawTime() {
   const thread = Number(timeThread.value || 0);
   const key = JSON.stringify([thread, S.status]);
   if (chartKey !== key) {
-    const durations = !TIME_UNITS.includes(meta.timeUnit) || tl.weight.some((w) => w !== 1);
+    // Weights are durations where the timeline has no time unit, or where they are in a time unit (perf's
+    // cpu-clock periods); a count of events (perf's cycles) is not one.
+    const durations = !TIME_UNITS.includes(meta.timeUnit)
+      || (tl.weight.some((w) => w !== 1) && !['events', 'count'].includes(meta.unit));
     chart = buildChart(P.tree, tl, (i) => tl.thread[i] === thread && (!S.status || (tl.status[i] & S.status) === S.status),
       durations, meta.interval || 0);
     chartKey = key;

@@ -310,6 +310,19 @@ class ViewerBrowserTest {
     }
 
     @Test
+    void perfDataHasATimeOrderWithNamedThreads() throws Exception {
+        Profile p = read(new org.stackfold.format.perfdata.PerfDataFormat(), "src/test/resources/perfdata/burn.perf.data",
+                FormatOptions.none().set("timeline", true));
+        assertThat(p.timeline().size()).isEqualTo(134);
+        open(page("perf-time", p));
+        assertThat(js("return document.querySelector('#tabs button[data-view=time]').hidden")).isEqualTo(false);
+        assertThat(js("return document.getElementById('activity-wrap').hidden")).isEqualTo(false);
+        browser.click("#tabs button[data-view=time]");
+        assertThat(paintedPixels("#view-time canvas")).isGreaterThan(200);
+        assertThat((String) js("return document.querySelector('#time-tools select option').textContent")).startsWith("thread burn (");
+    }
+
+    @Test
     void backAndForwardWalkTheViewsAndZooms() throws Exception {
         open(page("history", ViewerDataTest.folded(FOLDED)));
         clickFrame("flame", "#view-flame canvas", "a");

@@ -182,6 +182,32 @@ class ViewerDataTest {
     }
 
     @Test
+    void framesOfOneFunctionAreOnePageFrameWithTheirKindsAsABreakdown() throws IOException {
+        Profile p = new Profile();
+        int main = p.frames().frame("main", FrameKind.JIT);
+        int interpreted = p.frames().frame("Work.sort", FrameKind.INTERPRETED);
+        int compiled = p.frames().frame("Work.sort", FrameKind.JIT);
+        CallTree t = p.tree();
+        int m = t.child(CallTree.ROOT, main);
+        t.addSelf(t.child(m, interpreted), 1);
+        t.addSelf(t.child(m, compiled), 3);
+        Timeline tl = new Timeline("nanoseconds");
+        tl.add(7, 0, 10, 0, t.child(m, interpreted));
+        tl.nameThread(7, "worker-1");
+        p.setTimeline(tl);
+        Decoded d = new Decoded(ViewerData.of(p).deflated(), 1);
+        assertThat(d.names).containsExactly("main", "Work.sort");
+        assertThat(d.parent).containsExactly(-1, 0, 1); // the two sibling variants are one node
+        assertThat(d.self[2]).isEqualTo(4);
+        assertThat(d.kinds.get(1)).isEqualTo(FrameKind.JIT.ordinal()); // its heaviest kind
+        assertThat(d.kindParts).containsOnlyKeys(1);
+        assertThat(d.kindParts.get(1)).containsExactly(
+                java.util.Map.entry(FrameKind.JIT.ordinal(), 3L), java.util.Map.entry(FrameKind.INTERPRETED.ordinal(), 1L));
+        assertThat(d.stack(d.sampleNode[0])).isEqualTo("main;Work.sort"); // the timeline follows the merge
+        assertThat(d.threads).containsExactly("worker-1 (7)");
+    }
+
+    @Test
     void timelineSamplesPointAtEncodedNodes() throws IOException {
         Profile p = new Profile();
         int a = p.frames().plain("a");
