@@ -165,6 +165,62 @@ function stepMatch(dir) {
   drawMatched();
 }
 
+// ---- export: the current view (transforms, filters, zoom) as folded text, the graph as PNG
+
+/**
+ * Folded lines of the flame graph's tree under its zoomed frame (whole stacks from the root, so the
+ * file reads back as the profile of what is on screen); a differential tree gives "before after".
+ */
+function foldedOfView() {
+  const t = currentTree(), z = flame.tree === t && flame.zoom > 0 ? flame.zoom : 0;
+  // The stack of names along the preorder walk, starting with the zoomed frame's callers.
+  const stack = [];
+  for (let v = z > 0 ? t.parent[z] : 0; v > 0; v = t.parent[v]) stack.unshift(P.names[t.frame[v]]);
+  const lines = [];
+  for (let i = z > 0 ? z : 1, stop = z > 0 ? t.end[z] : t.n; i < stop; i++) {
+    stack.length = t.depth[i] - 1;
+    stack.push(P.names[t.frame[i]]);
+    if (t.before ? t.before[i] || t.after[i] : t.self[i]) {
+      lines.push(stack.join(';') + ' ' + (t.before ? `${t.before[i]} ${t.after[i]}` : t.self[i]));
+    }
+  }
+  return lines.join('\n') + (lines.length ? '\n' : '');
+}
+
+function download(name, blob) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+function exportName(ext) {
+  const base = ($('title').textContent || 'profile').replace(/[^\w.-]+/g, '_').slice(0, 80);
+  return `${base}.view.${ext}`;
+}
+
+function openExportMenu(ev) {
+  menu.textContent = '';
+  const item = (text, fn) => {
+    const b = document.createElement('button');
+    b.textContent = text;
+    b.addEventListener('click', () => { menu.hidden = true; fn(); });
+    menu.appendChild(b);
+  };
+  item('Folded text of this view (transforms, filters, zoom)', () => download(exportName('folded'),
+    new Blob([foldedOfView()], { type: 'text/plain' })));
+  const canvas = { flame: flame.canvas, sandwich: callers.canvas, time: timeCanvas }[S.view];
+  if (canvas) item('PNG of this graph', () => canvas.toBlob((b) => b && download(exportName('png'), b), 'image/png'));
+  menu.hidden = false;
+  const r = ev.target.getBoundingClientRect();
+  menu.style.left = Math.max(0, Math.min(r.left, innerWidth - menu.offsetWidth - 4)) + 'px';
+  menu.style.top = r.bottom + 2 + 'px';
+  menu.querySelector('button').focus();
+}
+
 // ---- views
 
 const host = (onClick) => ({
@@ -296,10 +352,11 @@ const fnTableView = new VirtualTable($('fn-table'), [
   const m = match();
   if (m && m[f]) n.classList.add('match');
   row.dataset.frame = String(f);
-  row.setAttribute('aria-selected', String(f === S.sel));
   row.addEventListener('click', () => selectFunction(f));
 },
 (key) => { fnSort = { key, desc: fnSort.key === key ? !fnSort.desc : key !== 'name' }; fnRows = null; drawSandwich(); });
+
+fnTableView.onMove = (r) => selectFunction(fnRows[r]);
 
 function sortedFunctions() {
   const t = functions(), ft = fnFilter.toLowerCase();
@@ -371,6 +428,13 @@ function indent(depth) {
   return d <= cap * 0.6 ? d : cap * 0.6 + cap * 0.4 * (1 - Math.exp(-(d - cap * 0.6) / (cap * 0.4)));
 }
 
+treeView.onMove = (r) => { treeSel = treeRows[r]; treeView.selected = r; treeView.paint(); };
+treeView.onEnter = (r, key) => {
+  const i = treeRows[r];
+  if (key === 'ArrowRight') expanded[i] = 1; else if (key === 'ArrowLeft') expanded[i] = 0; else expanded[i] ^= 1;
+  listTree();
+};
+
 function listTree() {
   const t = treeOf, rows = [];
   for (let i = 1; i < t.n;) {
@@ -378,6 +442,7 @@ function listTree() {
     i = expanded[i] ? i + 1 : t.end[i];
   }
   treeRows = rows;
+  treeView.selected = rows.indexOf(treeSel);
   treeView.setCount(rows.length);
 }
 
@@ -720,6 +785,7 @@ function wire() {
     redrawCharts();
   });
   $('help-button').addEventListener('click', () => $('help').showModal());
+  $('export').addEventListener('click', openExportMenu);
   timeThread.addEventListener('change', () => { chartKey = null; drawTime(); });
   addEventListener('resize', redrawCharts);
   darkQuery.addEventListener('change', () => { applyTheme(); redrawCharts(); });
@@ -735,7 +801,7 @@ function onKey(e) {
     return;
   }
   if (e.key === 'Escape') {
-    menu.hidden = true;
+    if (!menu.hidden) { menu.hidden = true; flame.canvas.focus(); return; }
     // Esc leaves the search box but keeps the query (clear it with the box's ×).
     if (typing) { e.target.blur(); return; }
     flame.zoomTo(0); flame.select(-1); S.zoom = null; saveState(true);
@@ -777,6 +843,12 @@ function navigate(e) {
     const up = v.inverted ? 'parent' : 'child', down = v.inverted ? 'child' : 'parent';
     const dir = { ArrowUp: up, ArrowDown: down, ArrowLeft: 'prev', ArrowRight: 'next' }[k];
     v.select(v.neighbour(v.selected, dir));
+    return true;
+  } else if ((k === 'ContextMenu' || k === 'm') && v.selected > 0) {
+    // The transforms menu from the keyboard, at the selected frame; Tab moves through it, Esc closes it.
+    const b = v.box(v.selected), r = v.canvas.getBoundingClientRect();
+    openMenu(v.tree, v.selected, { clientX: r.left + Math.max(0, b.x) + 10, clientY: r.top + b.y + 18 });
+    menu.querySelector('button').focus();
     return true;
   } else if (k === 'Enter' && v.selected > 0) {
     v.zoomTo(v.selected);
@@ -828,7 +900,7 @@ async function main() {
 // For tests and scripts: the state and the views, read-only use.
 window.stackfold = {
   get state() { return S; }, get profile() { return P; }, flame, callers, callees, currentTree,
-  functions: () => functions(), setView, update, boxOf: (view, name) => {
+  functions: () => functions(), setView, update, foldedOfView, boxOf: (view, name) => {
     const v = { flame, callers, callees }[view];
     for (const i of v.drawn) if (P.names[v.tree.frame[i]] === name) return v.box(i);
     return null;

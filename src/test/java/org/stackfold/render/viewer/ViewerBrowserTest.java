@@ -531,6 +531,12 @@ class ViewerBrowserTest {
         assertThat((String) js("return document.getElementById('announce').textContent")).startsWith("c: total 100");
         key("Enter");
         assertThat(js("return window.stackfold.profile.names[window.stackfold.flame.tree.frame[window.stackfold.flame.zoom]]")).isEqualTo("c");
+        // The transforms, from the keyboard: the menu opens at the selection with its first entry focused.
+        key("m");
+        assertThat(js("return document.getElementById('menu').hidden")).isEqualTo(false);
+        assertThat(js("return document.activeElement.textContent")).isEqualTo("Focus on this subtree");
+        js("document.activeElement.click()");
+        assertThat((String) js("return document.getElementById('crumbs').textContent")).contains("Focus c");
     }
 
     @Test
@@ -560,6 +566,35 @@ class ViewerBrowserTest {
         assertThat(js("return document.getElementById('tooltip').hidden")).isEqualTo(false);
         assertThat(js(sum.replace("SEL", "'#view-flame canvas.chart'"))).isEqualTo(base);
         assertThat(js(sum.replace("SEL", "'#view-flame canvas.overlay'"))).isNotEqualTo(overlay);
+    }
+
+    @Test
+    void exportGivesTheTransformedZoomedViewAsFoldedText() throws Exception {
+        open(page("export", ViewerDataTest.folded(FOLDED)));
+        int d = ((Number) js("return window.stackfold.profile.names.indexOf('d')")).intValue();
+        js("window.stackfold.state.transforms = [{kind: 'drop', f: " + d + "}]; window.stackfold.update();");
+        assertThat(js("return window.stackfold.foldedOfView()")).isEqualTo("other;c 100\nmain;a;c 30\nmain;a;b 10\n"); // heaviest first, as drawn
+        clickFrame("flame", "#view-flame canvas", "a");
+        assertThat(js("return window.stackfold.foldedOfView()")).isEqualTo("main;a;c 30\nmain;a;b 10\n");
+        browser.click("#export");
+        assertThat((String) js("return document.getElementById('menu').textContent")).contains("Folded text", "PNG");
+    }
+
+    @Test
+    void tablesAreGridsWithKeyboardSelection() throws Exception {
+        open(page("grid", ViewerDataTest.folded(FOLDED)));
+        browser.click("#tabs button[data-view=sandwich]");
+        assertThat(js("return document.getElementById('fn-table').getAttribute('role')")).isEqualTo("grid");
+        assertThat(js("return document.querySelector('#fn-table .row').getAttribute('role')")).isEqualTo("row");
+        assertThat(js("return document.querySelector('#fn-table .head span').getAttribute('aria-sort')")).isEqualTo("none");
+        Object first = js("return window.stackfold.state.sel");
+        js("const t = document.getElementById('fn-table'); t.focus();"
+                + "t.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowDown', bubbles: true, cancelable: true}));");
+        Object second = js("return window.stackfold.state.sel");
+        assertThat(second).isNotEqualTo(first);
+        assertThat(js("return document.querySelector('#fn-table .row[data-row=\"1\"]').getAttribute('aria-selected')")).isEqualTo("true");
+        assertThat(js("return document.getElementById('sw-name').textContent"))
+                .isEqualTo(js("return window.stackfold.profile.names[window.stackfold.state.sel]"));
     }
 
     @Test
