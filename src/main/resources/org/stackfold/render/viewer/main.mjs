@@ -187,6 +187,32 @@ function foldedOfView() {
   return lines.join('\n') + (lines.length ? '\n' : '');
 }
 
+/** XML text: names are data (escaped), never markup. */
+const xml = (t) => String(t).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]);
+
+/** The flame graph as drawn now (viewport, orientation, search colours) as a standalone SVG, a title per frame. */
+function svgOfView() {
+  const v = flame, w = v.canvas.clientWidth, h = v.canvas.clientHeight;
+  const style = getComputedStyle(document.documentElement);
+  const bg = style.getPropertyValue('--bg').trim(), m = match(), search = style.getPropertyValue('--search').trim();
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="${xml(bg)}"/>`];
+  for (const i of v.drawn) {
+    const b = v.box(i), f = v.tree.frame[i];
+    const x = Math.max(0, b.x), bw = Math.min(b.x + b.w, w) - x;
+    if (bw <= 0) continue;
+    const fill = m && m[f] ? search : v.color(i);
+    const faded = m && !m[f] ? ' fill-opacity="0.35"' : '';
+    out.push(`<g><title>${xml(P.names[f])} (${xml(fmt(v.tree.total[i]))})</title>`
+      + `<rect x="${x.toFixed(1)}" y="${b.y}" width="${Math.max(bw - 0.5, 0.5).toFixed(1)}" height="17" fill="${xml(fill)}"${faded}/>`);
+    const max = Math.floor((bw - 6) / 7);
+    if (bw > 24 && max >= 3) out.push(`<text x="${(x + 3).toFixed(1)}" y="${b.y + 13}" fill="${faded ? xml(style.getPropertyValue('--muted').trim()) : textOn(fill)}">${xml(middleTruncate(P.names[f], max))}</text>`);
+    out.push('</g>');
+  }
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
+
 function download(name, blob) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
@@ -212,6 +238,8 @@ function openExportMenu(ev) {
   };
   item('Folded text of this view (transforms, filters, zoom)', () => download(exportName('folded'),
     new Blob([foldedOfView()], { type: 'text/plain' })));
+  if (S.view === 'flame') item('SVG of this graph (as drawn: zoom, search)', () => download(exportName('svg'),
+    new Blob([svgOfView()], { type: 'image/svg+xml' })));
   const canvas = { flame: flame.canvas, sandwich: callers.canvas, time: timeCanvas }[S.view];
   if (canvas) item('PNG of this graph', () => canvas.toBlob((b) => b && download(exportName('png'), b), 'image/png'));
   menu.hidden = false;
@@ -900,7 +928,7 @@ async function main() {
 // For tests and scripts: the state and the views, read-only use.
 window.stackfold = {
   get state() { return S; }, get profile() { return P; }, flame, callers, callees, currentTree,
-  functions: () => functions(), setView, update, foldedOfView, boxOf: (view, name) => {
+  functions: () => functions(), setView, update, foldedOfView, svgOfView, boxOf: (view, name) => {
     const v = { flame, callers, callees }[view];
     for (const i of v.drawn) if (P.names[v.tree.frame[i]] === name) return v.box(i);
     return null;

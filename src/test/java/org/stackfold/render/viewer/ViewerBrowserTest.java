@@ -581,6 +581,17 @@ class ViewerBrowserTest {
     }
 
     @Test
+    void exportGivesTheGraphAsDrawnAsSvgWithNamesAsText() throws Exception {
+        String evil = "<script>&\"'";
+        open(page("export-svg", ViewerDataTest.folded("main;" + evil + " 60\nmain;x 40\n")));
+        String svg = (String) js("return window.stackfold.svgOfView()");
+        assertThat(svg).startsWith("<svg ").contains(">main</text>").contains("&lt;script&gt;&amp;&quot;&apos;").doesNotContain("<script>");
+        // Well-formed XML with one titled box per frame drawn (main, the two children).
+        assertThat(((Number) js("const d = new DOMParser().parseFromString(window.stackfold.svgOfView(), 'image/svg+xml');"
+                + " return d.querySelector('parsererror') === null ? d.querySelectorAll('g > title').length : -1")).intValue()).isEqualTo(3);
+    }
+
+    @Test
     void tablesAreGridsWithKeyboardSelection() throws Exception {
         open(page("grid", ViewerDataTest.folded(FOLDED)));
         browser.click("#tabs button[data-view=sandwich]");
