@@ -13,6 +13,15 @@
 // wall time is mostly waiting for a core. --nice N renices the benchmark's own chromium processes (root
 // may go below 0) so that the wall times measure the page rather than the queue.
 //
+// --generic URL-or-page: the same gestures on whatever element is under the pointer, each event timed
+// from its dispatch until two animation frames have run (so a viewer that draws in requestAnimationFrame,
+// as speedscope's WebGL renderer does, is measured with its drawing; the figure then includes waiting for
+// the next frame, up to 16.7 ms). For a side-by-side with speedscope 1.25 served on loopback:
+//   (cd DIR && npm install speedscope@1.25.0 && cp /tmp/folded-200k.txt . &&
+//    python3 -m http.server --bind 127.0.0.1 8765)
+//   node scripts/viewer-bench.mjs --generic 'http://127.0.0.1:8765/node_modules/speedscope/dist/release/index.html#profileURL=http%3A%2F%2F127.0.0.1%3A8765%2Ffolded-200k.txt&view=left-heavy'
+//   node scripts/viewer-bench.mjs --generic /tmp/folded-200k.html
+//
 // Needs Debian's chromium and chromium-driver (as the browser tests). Prints one line per run and
 // scenario (median, p90, max in ms) and a JSON summary. Timing varies with the machine's load: this is
 // a benchmark, never a test assertion.
@@ -26,8 +35,9 @@ import { pathToFileURL } from 'node:url';
 
 const args = process.argv.slice(2);
 const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
-const page = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1].startsWith('--')));
-if (!page || !existsSync(page)) {
+const generic = opt('generic', null);
+const page = generic || args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1].startsWith('--')));
+if (!page || (!generic && !existsSync(page))) {
   console.error('usage: node scripts/viewer-bench.mjs PAGE.html [--runs N] [--width W] [--height H]');
   process.exit(2);
 }
@@ -66,7 +76,48 @@ function cpuMs(pids) {
 
 // Runs in the page (WebDriver's async script: the last argument is the callback).
 const WAIT_READY = `const done = arguments[arguments.length - 1];
-(function poll() { const r = document.documentElement.dataset.ready; if (r === '1' || r === 'error') done(r); else setTimeout(poll, 50); })();`;
+let seen = 0;
+(function poll() {
+  const r = document.documentElement.dataset.ready;
+  if (r === '1' || r === 'error') return done(r);
+  // A page that is not Stackfold's (speedscope): ready once its flame chart's canvases exist and stay for 3 s.
+  if (r === undefined && document.querySelectorAll('canvas').length >= 3 && !/Loading|Importing/i.test(document.body.innerText)) seen++; else seen = 0;
+  if (seen > 60) return done('canvases');
+  setTimeout(poll, 50);
+})();`;
+
+const GENERIC = `const done = arguments[arguments.length - 1], which = arguments[0];
+const W = innerWidth, H = innerHeight;
+const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+const stats = (a) => { const s = [...a].sort((x, y) => x - y); return { n: s.length, median: s[s.length >> 1], p90: s[Math.floor(s.length * 0.9)], max: s[s.length - 1] }; };
+const pt = (fx, fy) => ({ clientX: W * fx, clientY: H * fy });
+const el = (p) => document.elementFromPoint(p.clientX, p.clientY);
+const timed = async (fire) => { const t = performance.now(); fire(); await frame(); return performance.now() - t; };
+(async () => {
+  await frame();
+  const out = { nodes: -1, canvas: W + 'x' + H }, a = [];
+  if (which === 'zoom') {
+    for (let k = 0; k < 40; k++) {
+      const p = pt(0.2 + 0.6 * ((k * 7) % 10) / 10, 0.6);
+      a.push(await timed(() => el(p).dispatchEvent(new WheelEvent('wheel', { bubbles: true, cancelable: true, ctrlKey: true, deltaY: k < 20 ? -20 : 20, ...p }))));
+    }
+  } else if (which === 'pan') {
+    const s = pt(0.5, 0.6), t = el(s);
+    t.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, button: 0, buttons: 1, ...s }));
+    for (let k = 1; k <= 40; k++) {
+      const dx = (k <= 20 ? k : 40 - k) * 12;
+      a.push(await timed(() => t.dispatchEvent(new MouseEvent('mousemove', { bubbles: true, buttons: 1, clientX: s.clientX + dx, clientY: s.clientY }))));
+    }
+    t.dispatchEvent(new MouseEvent('mouseup', { bubbles: true, ...s }));
+    window.dispatchEvent(new MouseEvent('mouseup', { bubbles: true, ...s }));
+  } else {
+    for (let k = 0; k < 60; k++) {
+      const p = pt(((k * 37) % 300) / 300, 0.35 + 0.55 * ((k * 13) % 100) / 100);
+      a.push(await timed(() => el(p).dispatchEvent(new MouseEvent('mousemove', { bubbles: true, buttons: 0, ...p }))));
+    }
+  }
+  done({ ...out, ...stats(a) });
+})().catch((e) => done({ error: String(e) }));`;
 
 const SCENARIOS = `const done = arguments[arguments.length - 1], which = arguments[0];
 const sf = window.stackfold, v = sf.flame, c = v.canvas, o = v.overlay;
@@ -147,7 +198,8 @@ try {
   const results = [];
   for (let run = 1; run <= runs; run++) {
     const t0 = Date.now();
-    await call('POST', `/session/${session}/url`, { url: pathToFileURL(resolve(page)).href });
+    const url = /^[a-z]+:/.test(page) ? page : pathToFileURL(resolve(page)).href;
+    await call('POST', `/session/${session}/url`, { url });
     await call('POST', `/session/${session}/execute/async`, { script: WAIT_READY, args: [] });
     const load = Date.now() - t0;
     const pids = descendants(driver.pid);
@@ -155,7 +207,7 @@ try {
     const r = {};
     for (const k of ['zoom', 'pan', 'hover']) {
       const c0 = cpuMs(pids);
-      const v = await call('POST', `/session/${session}/execute/async`, { script: SCENARIOS, args: [k] });
+      const v = await call('POST', `/session/${session}/execute/async`, { script: generic ? GENERIC : SCENARIOS, args: [k] });
       if (v.error) throw new Error(v.error);
       v.cpuPerEvent = (cpuMs(pids) - c0) / v.n;
       r[k] = v;
