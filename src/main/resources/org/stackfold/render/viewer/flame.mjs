@@ -135,6 +135,80 @@ export class FlameView {
       if (i > 0) { e.preventDefault(); this.host.onMenu(this, i, e); }
     });
     canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
+    if (host.minimap) this.addMinimap(wrap);
+  }
+
+  /**
+   * A minimap above the graph: the whole tree in rows of 2-8 px, drawn once per tree, theme, search and width
+   * into a cached bitmap; each draw copies it and shades what lies outside the viewport. Click or drag
+   * on it to move the viewport (its width stays); the wheel over it zooms as over the graph.
+   */
+  addMinimap(wrap) {
+    const m = document.createElement('canvas');
+    m.className = 'minimap';
+    m.setAttribute('aria-label', 'Minimap: the whole graph; the unshaded part is in view');
+    m.setAttribute('role', 'img');
+    wrap.after(m); // shown above the graph (CSS order), after it in the DOM: the graph's canvas stays the first
+    this.mini = m;
+    this.miniKey = null;
+    const move = (e) => {
+      const r = m.getBoundingClientRect(), total = this.tree.total[0] || 1, span = this.vx1 - this.vx0;
+      const at = (e.clientX - r.left) / Math.max(1, r.width) * total;
+      this.setViewport(at - span / 2, span);
+      this.host.onViewport(this);
+    };
+    let dragging = false;
+    m.addEventListener('mousedown', (e) => { if (this.tree) { dragging = true; move(e); } });
+    addEventListener('mousemove', (e) => { if (dragging && (e.buttons & 1)) move(e); });
+    addEventListener('mouseup', () => { dragging = false; });
+    m.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
+  }
+
+  drawMinimap(style) {
+    const m = this.mini;
+    if (!m || !m.isConnected || !this.tree) return;
+    const { dpr } = this.fit(this.canvas);
+    const w = Math.max(1, m.clientWidth), h = Math.max(1, m.clientHeight);
+    if (m.width !== Math.round(w * dpr) || m.height !== Math.round(h * dpr)) { m.width = Math.round(w * dpr); m.height = Math.round(h * dpr); }
+    const match = this.host.match();
+    const key = [this.tree, this.inverted, this.darkNow, match, w, h, dpr];
+    const same = this.miniKey && key.every((k, i) => k === this.miniKey[i]);
+    if (!same) {
+      this.miniKey = key;
+      const c = this.miniCache || (this.miniCache = document.createElement('canvas'));
+      c.width = m.width; c.height = m.height;
+      const ctx = c.getContext('2d');
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.fillStyle = style.getPropertyValue('--bg').trim();
+      ctx.fillRect(0, 0, w, h);
+      const t = this.tree, X = this.x, scale = w / (t.total[0] || 1);
+      let deepest = 1;
+      for (let i = 1; i < t.n; i++) if (t.depth[i] > deepest) deepest = t.depth[i];
+      const rh = Math.min(8, Math.max(2, Math.floor(h / deepest))), rows = Math.max(1, Math.floor(h / rh));
+      const search = style.getPropertyValue('--search').trim();
+      const batch = new RectBatch();
+      for (let i = 1; i < t.n;) {
+        const pw = t.total[i] * scale;
+        if (pw < 0.5 || t.depth[i] > rows) { i = t.end[i]; continue; }
+        const y = this.inverted ? (t.depth[i] - 1) * rh : h - t.depth[i] * rh;
+        const matched = match && match[t.frame[i]];
+        batch.add(matched ? search : this.color(i), match && !matched ? 0.35 : 1, X[i] * scale, y, Math.max(pw, 0.5));
+        i++;
+      }
+      batch.draw(ctx, rh);
+    }
+    const ctx = m.getContext('2d');
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(this.miniCache, 0, 0);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const total = this.tree.total[0] || 1, a = this.vx0 / total * w, b = this.vx1 / total * w;
+    ctx.fillStyle = 'rgba(128,128,128,0.45)';
+    ctx.fillRect(0, 0, Math.max(0, a), h);
+    ctx.fillRect(b, 0, Math.max(0, w - b), h);
+    ctx.strokeStyle = style.getPropertyValue('--accent').trim();
+    ctx.lineWidth = 1;
+    ctx.strokeRect(Math.max(0, a) + 0.5, 0.5, Math.max(1, Math.min(b, w) - Math.max(0, a) - 1), h - 1);
+    this.miniView = [a, b];
   }
 
   /** Shows a tree; the zoomed frame is kept (by its path) where it still exists. */
@@ -314,6 +388,7 @@ export class FlameView {
       i++;
     }
     batch.draw(ctx, ROW - 1);
+    this.drawMinimap(style);
     this.darkNow = undefined;
     // Labels after the boxes: one pass, few colour changes.
     const faded = style.getPropertyValue('--muted').trim();

@@ -265,13 +265,13 @@ const host = (onClick) => ({
   onViewport: (v) => { if (v === flame && S.zoom !== null) { S.zoom = null; saveState(false); } },
 });
 
-const flame = new FlameView(document.querySelector('#view-flame canvas'), host((v, i) => {
+const flame = new FlameView(document.querySelector('#view-flame canvas'), { ...host((v, i) => {
   if (i < 0) return;
   v.zoomTo(i === v.zoom ? Math.max(0, v.tree.parent[i]) : i);
   v.select(i);
   S.zoom = v.zoomPath();
   saveState(true);
-}));
+}), minimap: true });
 flame.canvas.setAttribute('aria-label', 'Flame graph');
 const callers = new FlameView(document.querySelector('#callers canvas'), host((v, i) => {
   if (i > 0) selectFunction(v.tree.frame[i]);

@@ -492,6 +492,23 @@ class ViewerBrowserTest {
         assertThat(viewportSpan()).isEqualTo(whole);
     }
 
+    @Test
+    void theMinimapShowsAndMovesTheViewport() throws Exception {
+        open(page("minimap", ViewerDataTest.folded(FOLDED)));
+        assertThat(paintedPixels("#view-flame canvas.minimap")).isGreaterThan(1000);
+        js("window.stackfold.flame.zoomBy(4)");
+        @SuppressWarnings("unchecked")
+        List<Number> shown = (List<Number>) js("return window.stackfold.flame.miniView");
+        double width = ((Number) js("return document.querySelector('#view-flame canvas.minimap').clientWidth")).doubleValue();
+        assertThat(shown.get(1).doubleValue() - shown.get(0).doubleValue()).isCloseTo(width / 4, org.assertj.core.data.Offset.offset(1.0));
+        // A click at a quarter of the minimap centres the viewport there.
+        js("const m = document.querySelector('#view-flame canvas.minimap'), r = m.getBoundingClientRect();"
+                + "m.dispatchEvent(new MouseEvent('mousedown', {bubbles: true, buttons: 1, clientX: r.left + r.width / 4, clientY: r.top + 5}));"
+                + "window.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));");
+        double centre = ((Number) js("const v = window.stackfold.flame; return (v.vx0 + v.vx1) / 2 / v.tree.total[0]")).doubleValue();
+        assertThat(centre).isCloseTo(0.25, org.assertj.core.data.Offset.offset(0.01));
+    }
+
     static void key(String key) throws Exception {
         key(key, false);
     }
