@@ -28,6 +28,7 @@ test('a profile decodes: frames, preorder parents from climb counts, timeline de
   const bytes = Uint8Array.from(varints(
     3, 'main', 0, 0, 0, 'a', 2, 1, 11, 'b</script>', 0, 0, 0, // frames: name, kind, file+1, line+1
     1, 'x.py', // files
+    1, 1, 2, 3, 4, 5, 1, // kind breakdowns: frame 1 ran as kind 3 (weight 4) and kind 5 (weight 1)
     4, 0, // nodes (root included), root self
     0, 0, 0, // main (child of root), self 0
     0, 1, 5, // a under main, self 5
@@ -44,6 +45,7 @@ test('a profile decodes: frames, preorder parents from climb counts, timeline de
   assert.deepEqual([...p.timeline.time], [10, 9]);
   assert.deepEqual([...p.timeline.weight], [1, 3]);
   assert.equal(p.timeline.threads[0], '42');
+  assert.deepEqual(p.kindParts.get(1), [[3, 4], [5, 1]]);
 });
 
 test('base64 decoding', () => {
@@ -74,4 +76,16 @@ test('colours: stable per name, red for growth, blue for shrinkage', () => {
   assert.equal(frameColor('java/lang/Thread.run', 'jit', false), frameColor('java/lang/Thread.run', 'jit', false));
   assert.match(diffColor(0.5, 0.1, false), /^hsl\(0,/);
   assert.match(diffColor(0.1, 0.5, false), /^hsl\(220,/);
+});
+
+test('time order uses the declared interval, not the median gap of a burst', () => {
+  // one thread sampling in bursts: gaps of 1 between samples of a burst, 100 between bursts; declared 50
+  const tree = { parent: Int32Array.of(-1, 0), frame: Int32Array.of(-1, 0) };
+  const tl = { n: 6, node: Int32Array.of(1, 1, 1, 1, 1, 1), time: Float64Array.of(0, 1, 2, 100, 101, 102),
+    weight: Float64Array.of(1, 1, 1, 1, 1, 1) };
+  const median = buildChart(tree, tl, () => true, false);
+  const declared = buildChart(tree, tl, () => true, false, 50);
+  const covered = (c) => { let s = 0; for (let k = 0; k < c.n; k++) s += c.end[k] - c.start[k]; return s; };
+  assert.ok(covered(median) < 10, 'median gap 1: each sample capped at 2');
+  assert.equal(covered(declared), 152); // 0..100 (capped at 2 x 50: the next sample) and 100..152
 });

@@ -26,3 +26,16 @@ test('breadcrumb labels name the function', () => {
   assert.equal(transformLabel({ kind: 'drop', f: 1 }, ['x', 'y']), 'Drop y');
   assert.equal(transformLabel({ kind: 'focus', path: [0, 1] }, ['x', 'y']), 'Focus y');
 });
+
+test('malformed parts are named as problems, never misread', () => {
+  const problems = [];
+  const s = decodeState('#t=focus:1.x.2,merge:3&z=1..2&v=nope&f=2abc', 10, problems);
+  assert.deepEqual(s.transforms, [{ kind: 'merge', f: 3 }]);
+  assert.equal(s.zoom, null);
+  assert.equal(s.sel, -1);
+  assert.equal(problems.length, 4);
+  assert.match(problems.join(' '), /focus:1\.x\.2/);
+  const ok = [];
+  decodeState('#v=sandwich&t=focus:1.2&z=1.2', 10, ok);
+  assert.deepEqual(ok, []);
+});

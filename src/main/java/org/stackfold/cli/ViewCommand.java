@@ -82,10 +82,15 @@ final class ViewCommand implements Callable<Integer> {
             options.set("timeline", true).set(TachyonOptions.TIMELINE, true);
         }
         Profile profile;
+        Profile.ValueType valueType = null;
         try {
-            profile = diff ? Diff.of(last(ProfileLoader.load(ins.get(0), options, from)),
-                    last(ProfileLoader.load(ins.get(1), options, from)), normalize, false)
-                    : ProfileLoader.loadMerged(ins, options, from);
+            if (diff) {
+                Profile after = last(ProfileLoader.load(ins.get(1), options, from));
+                valueType = after.valueTypes().getLast(); // the diff's columns are in the inputs' unit
+                profile = Diff.of(last(ProfileLoader.load(ins.get(0), options, from)), after, normalize, false);
+            } else {
+                profile = ProfileLoader.loadMerged(ins, options, from);
+            }
         } catch (OutOfMemoryError e) {
             throw new InputException("out of memory reading the profile; raise the heap with STACKFOLD_HEAP=4g");
         }
@@ -94,7 +99,7 @@ final class ViewCommand implements Callable<Integer> {
         }
         profile = transform.apply(profile);
         ViewerData data = ViewerData.of(profile);
-        ViewerPage.Options page = new ViewerPage.Options(title != null ? title : String.join(" → ", ins), ins);
+        ViewerPage.Options page = new ViewerPage.Options(title != null ? title : String.join(" → ", ins), ins, valueType);
         if (serve) {
             ByteArrayOutputStream buf = new ByteArrayOutputStream();
             ViewerPage.write(data, page, buf);

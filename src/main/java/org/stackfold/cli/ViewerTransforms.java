@@ -82,8 +82,15 @@ public final class ViewerTransforms implements Transform {
                 path[i] = ids[v];
                 names.add(frames.name(ids[v]));
             }
+            // A page frame is a function: every model frame of its name and file (ViewerData).
             BitSet one = new BitSet();
-            one.set(path[0]);
+            String name0 = frames.name(path[0]);
+            String file0 = frames.file(path[0]);
+            for (int f = 0; f < frames.size(); f++) {
+                if (f == path[0] || (frames.name(f).equals(name0) && java.util.Objects.equals(frames.file(f), file0))) {
+                    one.set(f);
+                }
+            }
             FramePattern f = FramePattern.ids(one, names.getFirst());
             Transform step = switch (item[0]) {
                 case "focus" -> new FocusPath(path, names);

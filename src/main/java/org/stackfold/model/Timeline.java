@@ -24,6 +24,7 @@ public final class Timeline {
     private long[] before;
     private int size;
     private final String timeUnit;
+    private long sampleInterval;
     private final java.util.Map<Long, String> threadNames = new java.util.HashMap<>();
 
     public Timeline(String timeUnit) {
@@ -32,6 +33,18 @@ public final class Timeline {
 
     public String timeUnit() {
         return timeUnit;
+    }
+
+    /**
+     * The sampling interval the source declares (Tachyon's header), in {@link #timeUnit}; 0 where it
+     * declares none. Samplers write in bursts, so gaps between samples are no measure of it.
+     */
+    public long sampleInterval() {
+        return sampleInterval;
+    }
+
+    public void setSampleInterval(long interval) {
+        this.sampleInterval = Math.max(0, interval);
     }
 
     public int size() {

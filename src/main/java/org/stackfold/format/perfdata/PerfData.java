@@ -41,12 +41,21 @@ public final class PerfData {
     }
 
     public static Profile collapse(Input in, PerfOptions options, Consumer<String> warnings) throws IOException {
+        return collapse(in, options, warnings, false);
+    }
+
+    /** With {@code timeline}: the samples in time order too (per thread, nanoseconds), for the viewer's time order. */
+    public static Profile collapse(Input in, PerfOptions options, Consumer<String> warnings, boolean timeline)
+            throws IOException {
         if (options.inline() || options.srcline()) {
             warnings.accept(in.name() + ": --inline and --srcline apply to perf script text; ignored for perf.data");
         }
         PerfDataFile file = new PerfDataFile(in.name(), in.bytes());
         try (Symbolizer symbolizer = new Symbolizer(SYMBOLS)) {
             PerfDataReplay replay = new PerfDataReplay(file, options, symbolizer, warnings);
+            if (timeline) {
+                replay.timeline = new org.stackfold.model.Timeline("nanoseconds");
+            }
             replay.run();
             return replay.profile();
         }

@@ -34,7 +34,7 @@ public final class PerfDataFormat implements ProfileFormat {
 
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
-        return PerfData.collapse(in, PerfOptions.from(options), options::warn);
+        return PerfData.collapse(in, PerfOptions.from(options), options::warn, options.flag("timeline"));
     }
 
     @Override

@@ -116,6 +116,8 @@ final class PerfDataReplay {
     long lost;
     private final Map<String, Long> otherEvents = new LinkedHashMap<>();
     private boolean lbrWarned;
+    /** Samples in time order (thread = tid, times in ns) where the caller asked for them (the viewer's time order). */
+    org.stackfold.model.Timeline timeline;
 
     PerfDataReplay(PerfDataFile file, PerfOptions opt, Symbolizer symbolizer, Consumer<String> warnings) {
         this.file = file;
@@ -158,7 +160,11 @@ final class PerfDataReplay {
     Profile profile() {
         // As collapse perf says of perf script's text: weighted by period, the counts are events of the filter's type.
         String unit = weighted && filter != null ? filter : "samples";
-        return new Profile(frames, tree, List.of(new Profile.ValueType(unit, weighted ? "events" : "count")));
+        Profile p = new Profile(frames, tree, List.of(new Profile.ValueType(unit, weighted ? "events" : "count")));
+        if (timeline != null && timeline.size() > 0) {
+            p.setTimeline(timeline);
+        }
+        return p;
     }
 
     void run() {
@@ -379,6 +385,11 @@ final class PerfDataReplay {
             pid = (int) (file.little ? x : x >>> 32);
             tid = (int) (file.little ? x >>> 32 : x);
         }
+        long time = 0;
+        if (timeline != null && a.has(PerfEventAttr.SAMPLE_TIME)) {
+            needWord(at, size, w, words);
+            time = rec[w];
+        }
         w += Long.bitCount(a.sampleType() & (PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR
                 | PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU));
         long period = 0; // none recorded: each sample weighs 1
@@ -415,6 +426,9 @@ final class PerfDataReplay {
             String comm = comms.get(tid);
             lastJava = comm != null && comm.startsWith("java");
             lastSpace = space(pid);
+            if (timeline != null && comm != null && timeline.threadName(tid & 0xffffffffL) == null) {
+                timeline.nameThread(tid & 0xffffffffL, comm);
+            }
         }
         int cpumode = misc & MISC_CPUMODE_MASK;
         boolean kernelMode = cpumode == MISC_KERNEL || cpumode == MISC_GUEST_KERNEL;
@@ -461,6 +475,9 @@ final class PerfDataReplay {
             weighted |= byPeriod;
             tree.addSelf(node, byPeriod ? period : 1);
             samples++;
+            if (timeline != null) {
+                timeline.add(tid & 0xffffffffL, pid, time, 0, node, byPeriod ? period : 1);
+            }
         }
     }
 

@@ -166,6 +166,7 @@ final class TreeBuilder implements SampleListener {
     Profile profile() {
         Profile p = new Profile(frames, tree, java.util.List.of(Profile.ValueType.SAMPLES));
         if (timeline != null) {
+            timeline.setSampleInterval(file.interval()); // microseconds, as the timeline's times
             p.setTimeline(timeline);
         }
         return p;

@@ -10,17 +10,24 @@ import java.util.Map;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import org.stackfold.model.CallTree;
+import org.stackfold.model.FrameKind;
 import org.stackfold.model.FrameTable;
 import org.stackfold.model.Profile;
 import org.stackfold.model.Timeline;
 
 /**
- * The profile as the viewer page reads it: one deflated stream of unsigned LEB128 numbers (what
+ * The profile as the viewer page reads it. One function is one frame of the page: frames of the model
+ * that differ only in their kind or line (JFR's interpreted, compiled and inlined variants of a method)
+ * are merged into one, as are their sibling nodes, and the kinds become a breakdown of the function
+ * (its colour is its heaviest kind). Encoded as one deflated stream of unsigned LEB128 numbers (what
  * {@code data.mjs} decodes into typed arrays), never an object per node. Sections, in order:
  * <ol>
  *   <li>frames: count, then per frame its UTF-8 name (length, bytes), kind ordinal, file index + 1
  *       (0: none) and line + 1 (0: none); frames are numbered in order of first use below;</li>
  *   <li>files: count, then each UTF-8 name (length, bytes);</li>
+ *   <li>kind breakdowns: count, then per function that ran as more than one kind (a JFR method seen
+ *       interpreted, JIT-compiled and inlined) its frame, the number of kinds and per kind its ordinal
+ *       and weight (the total of the samples through it as that kind, a recursive call counted once);</li>
  *   <li>nodes: count (the virtual root included), the root's self count(s), then per node in
  *       preorder how many levels it climbs from the node before it (0 = child of that node), its
  *       frame and self count(s) (two for a differential profile: before, after); siblings come
@@ -87,12 +94,22 @@ public final class ViewerData {
         private final Varints out;
         private final int columns;
         private final long[] sortKey;
+        /** Model frame -> function (the page's frame); identity when no two frames merge. */
+        private int[] fnOf;
+        /** Per function: a model frame that names it, its kind ordinal, its line (NONE where its frames differ). */
+        private int[] fnFrame;
+        private int[] fnKind;
+        private int[] fnLine;
+        /** Model node -> node of {@link #tree} (null when the tree is the model's). */
+        private int[] nodeMap;
+        /** Function -> weight per kind ordinal, for functions of more than one kind. */
+        private final Map<Integer, long[]> kindParts = new java.util.TreeMap<>();
 
         Encoder(Profile profile, Varints out) {
             this.profile = profile;
-            this.tree = profile.tree();
             this.frames = profile.frames();
             this.out = out;
+            this.tree = functions(profile.tree());
             this.columns = tree.weights();
             long[] last = tree.totals(columns - 1);
             if (columns == 2) {
@@ -107,30 +124,139 @@ public final class ViewerData {
             this.sortKey = last;
         }
 
+        /**
+         * The page's frames in order of first use, each as the model frame that names its function
+         * (frames of one function, same name and file, are one page frame).
+         */
         int[] frameOrder() {
             int[] order = new int[tree.size()];
             int count = preorder(order, new int[tree.size()]);
-            int[] newFrame = new int[frames.size()];
+            int[] newFrame = new int[fnFrame.length];
             Arrays.fill(newFrame, -1);
-            int[] frameOrder = new int[frames.size()];
+            int[] frameOrder = new int[fnFrame.length];
             int used = 0;
             for (int i = 1; i < count; i++) {
-                int f = tree.frame(order[i]);
-                if (newFrame[f] < 0) {
-                    newFrame[f] = used;
-                    frameOrder[used++] = f;
+                int fn = tree.frame(order[i]);
+                if (newFrame[fn] < 0) {
+                    newFrame[fn] = used;
+                    frameOrder[used++] = fnFrame[fn];
                 }
             }
             return Arrays.copyOf(frameOrder, used);
+        }
+
+        /**
+         * The model's tree with frames of one function (same name and file) merged. Kind breakdowns
+         * are summed over the model's nodes: a node counts for its frame's kind unless an ancestor is
+         * the same model frame (recursion counted once).
+         */
+        private CallTree functions(CallTree model) {
+            int nf = frames.size();
+            fnOf = new int[nf];
+            Map<String, Integer> byKey = new HashMap<>();
+            int[] rep = new int[Math.max(1, nf)];
+            int[] kindMask = new int[Math.max(1, nf)];
+            int[] line = new int[Math.max(1, nf)];
+            int count = 0;
+            for (int f = 0; f < nf; f++) {
+                String file = frames.file(f);
+                String key = file == null ? frames.name(f) : frames.name(f) + '\u0000' + file;
+                Integer fn = byKey.putIfAbsent(key, count);
+                if (fn == null) {
+                    fn = count++;
+                    rep[fn] = f;
+                    line[fn] = frames.line(f);
+                } else if (line[fn] != frames.line(f)) {
+                    line[fn] = FrameTable.NONE;
+                }
+                fnOf[f] = fn;
+                kindMask[fn] |= 1 << frames.kind(f).ordinal();
+            }
+            fnFrame = Arrays.copyOf(rep, count);
+            fnLine = Arrays.copyOf(line, count);
+            fnKind = new int[count];
+            for (int fn = 0; fn < count; fn++) {
+                fnKind[fn] = frames.kind(rep[fn]).ordinal();
+            }
+            if (count == nf) {
+                return model; // every frame its own function: nothing to merge
+            }
+            long[] totals = model.totals(model.weights() - 1);
+            int kinds = FrameKind.values().length;
+            for (int fn = 0; fn < count; fn++) {
+                if (Integer.bitCount(kindMask[fn]) > 1) {
+                    kindParts.put(fn, new long[kinds]);
+                }
+            }
+            // Preorder walk with a count of each model frame on the stack.
+            int[] onStack = new int[nf];
+            int[] stack = new int[64];
+            int[] next = new int[64];
+            int sp = 1;
+            stack[0] = CallTree.ROOT;
+            next[0] = model.firstChild(CallTree.ROOT);
+            while (sp > 0) {
+                int top = sp - 1;
+                int c = next[top];
+                if (c == 0) {
+                    if (stack[top] != CallTree.ROOT) {
+                        onStack[model.frame(stack[top])]--;
+                    }
+                    sp--;
+                    continue;
+                }
+                next[top] = model.nextSibling(c);
+                int f = model.frame(c);
+                long[] parts = kindParts.get(fnOf[f]);
+                if (parts != null && onStack[f] == 0) {
+                    parts[frames.kind(f).ordinal()] += totals[c];
+                }
+                onStack[f]++;
+                if (sp == stack.length) {
+                    stack = Arrays.copyOf(stack, sp * 2);
+                    next = Arrays.copyOf(next, sp * 2);
+                }
+                stack[sp] = c;
+                next[sp++] = model.firstChild(c);
+            }
+            kindParts.forEach((fn, parts) -> {
+                int best = fnKind[fn];
+                for (int k = 0; k < parts.length; k++) {
+                    if (parts[k] > parts[best]) {
+                        best = k;
+                    }
+                }
+                fnKind[fn] = best;
+            });
+            kindParts.values().removeIf(parts -> Arrays.stream(parts).filter(w -> w > 0).count() < 2);
+            CallTree merged = new CallTree(model.weights());
+            nodeMap = new int[model.size()];
+            for (int n = 1; n < model.size(); n++) {
+                int node = merged.child(nodeMap[model.parent(n)], fnOf[model.frame(n)]);
+                nodeMap[n] = node;
+                for (int c = 0; c < model.weights(); c++) {
+                    long w = model.self(n, c);
+                    if (w != 0) {
+                        merged.addSelf(node, c, w);
+                    }
+                }
+            }
+            for (int c = 0; c < model.weights(); c++) {
+                long w = model.self(CallTree.ROOT, c);
+                if (w != 0) {
+                    merged.addSelf(CallTree.ROOT, c, w);
+                }
+            }
+            return merged;
         }
 
         int encode() throws IOException {
             int[] order = new int[tree.size()];
             int[] climb = new int[tree.size()];
             int count = preorder(order, climb);
-            int[] newFrame = new int[frames.size()];
+            int[] newFrame = new int[fnFrame.length];
             Arrays.fill(newFrame, -1);
-            int[] frameOrder = new int[frames.size()];
+            int[] frameOrder = new int[fnFrame.length];
             int used = 0;
             for (int i = 1; i < count; i++) {
                 int f = tree.frame(order[i]);
@@ -140,6 +266,25 @@ public final class ViewerData {
                 }
             }
             writeFrames(frameOrder, used);
+            int parts = 0;
+            for (int fn : kindParts.keySet()) {
+                parts += newFrame[fn] >= 0 ? 1 : 0;
+            }
+            out.write(parts);
+            for (Map.Entry<Integer, long[]> e : kindParts.entrySet()) {
+                if (newFrame[e.getKey()] < 0) {
+                    continue;
+                }
+                out.write(newFrame[e.getKey()]);
+                long[] w = e.getValue();
+                out.write(Arrays.stream(w).filter(x -> x > 0).count());
+                for (int k = 0; k < w.length; k++) {
+                    if (w[k] > 0) {
+                        out.write(k);
+                        out.write(w[k]);
+                    }
+                }
+            }
             out.write(count);
             for (int c = 0; c < columns; c++) {
                 out.write(tree.self(CallTree.ROOT, c));
@@ -230,9 +375,10 @@ public final class ViewerData {
             java.util.List<String> files = new java.util.ArrayList<>();
             out.write(used);
             for (int i = 0; i < used; i++) {
-                int f = frameOrder[i];
+                int fn = frameOrder[i];
+                int f = fnFrame[fn];
                 out.bytes(frames.nameBytes(f));
-                out.write(frames.kind(f).ordinal());
+                out.write(fnKind[fn]);
                 String file = frames.file(f);
                 if (file == null) {
                     out.write(0);
@@ -242,7 +388,7 @@ public final class ViewerData {
                         return files.size() - 1;
                     }) + 1);
                 }
-                out.write(frames.line(f) == FrameTable.NONE ? 0 : frames.line(f) + 1L);
+                out.write(fnLine[fn] == FrameTable.NONE ? 0 : fnLine[fn] + 1L);
             }
             out.write(files.size());
             for (String f : files) {
@@ -261,6 +407,14 @@ public final class ViewerData {
             for (int i = 0; i < count; i++) {
                 index[order[i]] = i;
             }
+            if (nodeMap != null) {
+                // The timeline points at the model's nodes: through the merge to this tree's.
+                int[] merged = new int[nodeMap.length];
+                for (int n = 0; n < nodeMap.length; n++) {
+                    merged[n] = index[nodeMap[n]];
+                }
+                index = merged;
+            }
             int kept = 0;
             for (int i = 0; i < tl.size(); i++) {
                 if (index[tl.node(i)] >= 0) {
@@ -278,7 +432,10 @@ public final class ViewerData {
             }
             out.write(ids.size());
             for (long t : ids) {
-                out.bytes(Long.toUnsignedString(t).getBytes(StandardCharsets.UTF_8));
+                // The thread's name where the format has one (JFR, perf.data's comm), with its id.
+                String name = tl.threadName(t);
+                String id = Long.toUnsignedString(t);
+                out.bytes((name == null ? id : name + " (" + id + ")").getBytes(StandardCharsets.UTF_8));
             }
             out.write(tl.isDifferential() ? 1 : 0);
             long prev = 0;

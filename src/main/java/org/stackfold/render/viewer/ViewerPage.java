@@ -39,8 +39,15 @@ public final class ViewerPage {
     private ViewerPage() {
     }
 
-    /** What the page shows besides the data: a title and where the profile came from. */
-    public record Options(String title, List<String> inputs) {
+    /**
+     * What the page shows besides the data: a title, where the profile came from, and the value type
+     * of its weights where the profile's own says less (a diff's columns are "samples" whatever they
+     * summed; null: the profile's).
+     */
+    public record Options(String title, List<String> inputs, Profile.ValueType valueType) {
+        public Options(String title, List<String> inputs) {
+            this(title, inputs, null);
+        }
     }
 
     public static void write(ViewerData data, Options options, OutputStream out) throws IOException {
@@ -82,9 +89,10 @@ public final class ViewerPage {
             b.append(i == 0 ? "" : ",").append(json(o.inputs().get(i)));
         }
         b.append("],\"columns\":").append(p.tree().weights());
-        Profile.ValueType vt = p.valueTypes().getLast();
-        b.append(",\"valueType\":").append(json(vt.type())).append(",\"unit\":").append(json(vt.unit()));
+        Profile.ValueType vt = o.valueType() != null ? o.valueType() : p.valueTypes().getLast();
+        b.append(",\"valueType\":").append(json(vt.type())).append(",\"unit\":").append(json(unit(vt)));
         b.append(",\"timeUnit\":").append(p.timeline() == null ? "null" : json(p.timeline().timeUnit()));
+        b.append(",\"interval\":").append(p.timeline() == null ? 0 : p.timeline().sampleInterval());
         b.append(",\"kinds\":[");
         FrameKind[] kinds = FrameKind.values();
         for (int i = 0; i < kinds.length; i++) {
@@ -96,6 +104,18 @@ public final class ViewerPage {
                     .append(json(STATUS_FLAGS[i][1])).append("]");
         }
         return b.append("]}").toString();
+    }
+
+    /**
+     * The unit the page formats weights in: perf's software clock events (cpu-clock, task-clock) count
+     * nanoseconds in their periods, so their sums are shown as time, not as a count of "events".
+     */
+    static String unit(Profile.ValueType vt) {
+        String type = vt.type().toLowerCase(java.util.Locale.ROOT);
+        if (vt.unit().equals("events") && (type.startsWith("cpu-clock") || type.startsWith("task-clock"))) {
+            return "nanoseconds";
+        }
+        return vt.unit();
     }
 
     /** The modules reachable from main.mjs, dependencies first, with import lines and export keywords removed. */

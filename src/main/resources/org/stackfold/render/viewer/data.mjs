@@ -52,6 +52,13 @@ export function decodeProfile(bytes, columns) {
   const nfiles = r.next();
   const files = new Array(nfiles);
   for (let i = 0; i < nfiles; i++) files[i] = r.string();
+  // Functions that ran as several kinds (JIT, inlined, interpreted): frame -> [[kind, weight], ...].
+  const kindParts = new Map();
+  for (let k = r.next(); k > 0; k--) {
+    const f = r.next(), parts = [];
+    for (let m = r.next(); m > 0; m--) parts.push([r.next(), r.next()]);
+    kindParts.set(f, parts);
+  }
   const n = r.next();
   const parent = new Int32Array(n), frame = new Int32Array(n), self = new Float64Array(n);
   const before = columns === 2 ? new Float64Array(n) : null;
@@ -93,5 +100,5 @@ export function decodeProfile(bytes, columns) {
     }
     timeline = { n: samples, node, thread, time, status, weight, before: sbefore, threads };
   }
-  return { names, kind, file, line, files, tree, timeline };
+  return { names, kind, file, line, files, kindParts, tree, timeline };
 }

@@ -2,12 +2,12 @@
 import { base64Bytes, inflateRaw, decodeProfile } from './data.mjs';
 import { applyTransform, reorder, reweigh, timelineWeights, unionShape, functionTable,
   callersOf, calleesOf, matchFrames, matchedTotal, nameRanks, pathOf, findPath } from './tree.mjs';
-import { FlameView } from './flame.mjs';
+import { FlameView, middleTruncate } from './flame.mjs';
 import { VirtualTable, cell } from './table.mjs';
 import { encodeState, decodeState, transformLabel } from './state.mjs';
 import { buildChart, drawChart, drawActivity } from './timeorder.mjs';
 import { formatValue, percent, signed } from './format.mjs';
-import { KIND_STYLE, frameColor } from './colors.mjs';
+import { KIND_STYLE, frameColor, textOn } from './colors.mjs';
 
 const $ = (id) => document.getElementById(id);
 const meta = JSON.parse($('sf-meta').textContent);
@@ -21,9 +21,10 @@ let derived = { key: null, tree: null };
 let fnTable = null;
 let theme = localStorage.getItem('stackfold-theme') || 'system';
 
+const darkQuery = matchMedia('(prefers-color-scheme: dark)');
 function dark() {
   return document.documentElement.dataset.theme === 'dark'
-    || (document.documentElement.dataset.theme !== 'light' && matchMedia('(prefers-color-scheme: dark)').matches);
+    || (document.documentElement.dataset.theme !== 'light' && darkQuery.matches);
 }
 
 function unit() { return meta.unit; }
@@ -93,7 +94,7 @@ function showTooltip(tree, i, ev) {
     row('after', `${fmt(a)}  (${percent(a, tree.totalAfter[0])})`);
     row('delta', `${signed(fmt(a - b), a - b)}  (${signed(((na - nb) * 100).toFixed(2) + ' points', na - nb)})`);
   }
-  row('kind', KIND_STYLE[kinds[f]] ? KIND_STYLE[kinds[f]].label : kinds[f]);
+  row('kind', kindBreakdown(f) || (KIND_STYLE[kinds[f]] ? KIND_STYLE[kinds[f]].label : kinds[f]));
   tooltip.appendChild(table);
   tooltip.hidden = false;
   const x = Math.min(ev.clientX + 14, innerWidth - tooltip.offsetWidth - 4);
@@ -135,32 +136,221 @@ function pushTransform(tr) {
 
 let matchCache = { pattern: null, match: null };
 function match() {
-  if (matchCache.pattern !== S.search) matchCache = { pattern: S.search, match: matchFrames(P.names, S.search) };
+  if (matchCache.pattern !== S.search) matchCache = { pattern: S.search, match: matchFrames(P.names, S.search, 'i') };
   return matchCache.match;
+}
+
+// Search matches in the current tree, in preorder, for next/previous (n, Shift+n, Enter in the box).
+let hits = { tree: null, match: null, nodes: null, at: -1 };
+function matchNodes() {
+  const t = currentTree(), m = match();
+  if (hits.tree !== t || hits.match !== m) {
+    const nodes = [];
+    if (m) for (let i = 1; i < t.n; i++) if (m[t.frame[i]]) nodes.push(i);
+    hits = { tree: t, match: m, nodes: Int32Array.from(nodes), at: -1 };
+  }
+  return hits;
+}
+
+function stepMatch(dir) {
+  const h = matchNodes();
+  if (!h.nodes.length) return;
+  if (S.view !== 'flame') setView('flame');
+  h.at = h.at < 0 ? (dir > 0 ? 0 : h.nodes.length - 1) : (h.at + dir + h.nodes.length) % h.nodes.length;
+  const i = h.nodes[h.at];
+  flame.zoomTo(flame.tree.parent[i] > 0 ? flame.tree.parent[i] : i);
+  flame.select(i);
+  S.zoom = flame.zoomPath();
+  saveState(true);
+  drawMatched();
+}
+
+// ---- export: the current view (transforms, filters, zoom) as folded text, the graph as PNG
+
+/**
+ * Folded lines of the flame graph's tree under its zoomed frame (whole stacks from the root, so the
+ * file reads back as the profile of what is on screen); a differential tree gives "before after".
+ */
+function foldedOfView() {
+  const t = currentTree(), z = flame.tree === t && flame.zoom > 0 ? flame.zoom : 0;
+  // The stack of names along the preorder walk, starting with the zoomed frame's callers.
+  const stack = [];
+  for (let v = z > 0 ? t.parent[z] : 0; v > 0; v = t.parent[v]) stack.unshift(P.names[t.frame[v]]);
+  const lines = [];
+  for (let i = z > 0 ? z : 1, stop = z > 0 ? t.end[z] : t.n; i < stop; i++) {
+    stack.length = t.depth[i] - 1;
+    stack.push(P.names[t.frame[i]]);
+    if (t.before ? t.before[i] || t.after[i] : t.self[i]) {
+      lines.push(stack.join(';') + ' ' + (t.before ? `${t.before[i]} ${t.after[i]}` : t.self[i]));
+    }
+  }
+  return lines.join('\n') + (lines.length ? '\n' : '');
+}
+
+/** XML text: names are data (escaped), never markup. */
+const xml = (t) => String(t).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]);
+
+/** The flame graph as drawn now (viewport, orientation, search colours) as a standalone SVG, a title per frame. */
+function svgOfView() {
+  const v = flame, w = v.canvas.clientWidth, h = v.canvas.clientHeight;
+  const style = getComputedStyle(document.documentElement);
+  const bg = style.getPropertyValue('--bg').trim(), m = match(), search = style.getPropertyValue('--search').trim();
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="${xml(bg)}"/>`];
+  for (const i of v.drawn) {
+    const b = v.box(i), f = v.tree.frame[i];
+    const x = Math.max(0, b.x), bw = Math.min(b.x + b.w, w) - x;
+    if (bw <= 0) continue;
+    const fill = m && m[f] ? search : v.color(i);
+    const faded = m && !m[f] ? ' fill-opacity="0.35"' : '';
+    out.push(`<g><title>${xml(P.names[f])} (${xml(fmt(v.tree.total[i]))})</title>`
+      + `<rect x="${x.toFixed(1)}" y="${b.y}" width="${Math.max(bw - 0.5, 0.5).toFixed(1)}" height="17" fill="${xml(fill)}"${faded}/>`);
+    const max = Math.floor((bw - 6) / 7);
+    if (bw > 24 && max >= 3) out.push(`<text x="${(x + 3).toFixed(1)}" y="${b.y + 13}" fill="${faded ? xml(style.getPropertyValue('--muted').trim()) : textOn(fill)}">${xml(middleTruncate(P.names[f], max))}</text>`);
+    out.push('</g>');
+  }
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
+
+function download(name, blob) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+function exportName(ext) {
+  const base = ($('title').textContent || 'profile').replace(/[^\w.-]+/g, '_').slice(0, 80);
+  return `${base}.view.${ext}`;
+}
+
+function openExportMenu(ev) {
+  menu.textContent = '';
+  const item = (text, fn) => {
+    const b = document.createElement('button');
+    b.textContent = text;
+    b.addEventListener('click', () => { menu.hidden = true; fn(); });
+    menu.appendChild(b);
+  };
+  item('Folded text of this view (transforms, filters, zoom)', () => download(exportName('folded'),
+    new Blob([foldedOfView()], { type: 'text/plain' })));
+  if (S.view === 'flame') item('SVG of this graph (as drawn: zoom, search)', () => download(exportName('svg'),
+    new Blob([svgOfView()], { type: 'image/svg+xml' })));
+  const canvas = { flame: flame.canvas, sandwich: callers.canvas, time: timeCanvas }[S.view];
+  if (canvas) item('PNG of this graph', () => canvas.toBlob((b) => b && download(exportName('png'), b), 'image/png'));
+  menu.hidden = false;
+  const r = ev.target.getBoundingClientRect();
+  menu.style.left = Math.max(0, Math.min(r.left, innerWidth - menu.offsetWidth - 4)) + 'px';
+  menu.style.top = r.bottom + 2 + 'px';
+  menu.querySelector('button').focus();
 }
 
 // ---- views
 
 const host = (onClick) => ({
   names: null, kinds: null, dark, match,
+  format: (v) => fmt(v),
+  byName: () => S.byName,
   diffColors: () => true,
   onHover: (v, i, ev) => showTooltip(v.tree, i, ev),
   onClick,
   onMenu: (v, i, ev) => openMenu(v.tree, i, ev),
+  onSelect: (v, i) => { if (v === flame) showDetail(v.tree, i); announce(v, i); },
+  // A free viewport is not kept in the address; the address changes once, when it stops being a frame's zoom
+  // (not on every wheel step: browsers throttle history calls, and each costs a frame's time).
+  onViewport: (v) => { if (v === flame && S.zoom !== null) { S.zoom = null; saveState(false); } },
 });
 
-const flame = new FlameView(document.querySelector('#view-flame canvas'), host((v, i) => {
+const flame = new FlameView(document.querySelector('#view-flame canvas'), { ...host((v, i) => {
   if (i < 0) return;
   v.zoomTo(i === v.zoom ? Math.max(0, v.tree.parent[i]) : i);
+  v.select(i);
   S.zoom = v.zoomPath();
-  saveState();
-}));
+  saveState(true);
+}), minimap: true });
+flame.canvas.setAttribute('aria-label', 'Flame graph');
 const callers = new FlameView(document.querySelector('#callers canvas'), host((v, i) => {
   if (i > 0) selectFunction(v.tree.frame[i]);
 }));
 const callees = new FlameView(document.querySelector('#callees canvas'), host((v, i) => {
   if (i > 0) selectFunction(v.tree.frame[i]);
 }));
+callers.canvas.setAttribute('aria-label', 'Callers of the selected function');
+callees.canvas.setAttribute('aria-label', 'Callees of the selected function');
+
+/** The focused frame's name and weights, for screen readers (a live region) and as the canvas's description. */
+function announce(v, i) {
+  const live = $('announce');
+  if (i <= 0) { live.textContent = ''; return; }
+  const t = v.tree, f = t.frame[i];
+  live.textContent = `${P.names[f]}: total ${fmt(t.total[i])} (${percent(t.total[i], t.total[0])}), self ${fmt(t.self[i])}`;
+}
+
+// The detail panel: the selected frame's totals here and over all its instances, and its whole stack.
+function showDetail(t, i) {
+  const box = $('frame-detail');
+  box.textContent = '';
+  if (i <= 0) { box.hidden = true; return; }
+  box.hidden = false;
+  const f = t.frame[i], ft = functions(), all = t.total[0];
+  const head = document.createElement('div');
+  head.className = 'dname';
+  head.textContent = P.names[f];
+  const loc = location_(f);
+  const stats = document.createElement('table');
+  stats.className = 'dstats';
+  const r0 = stats.insertRow();
+  for (const h of ['', 'total', 'self']) { const c = document.createElement('th'); c.textContent = h; r0.appendChild(c); }
+  const row = (label, tot, self) => {
+    const r = stats.insertRow();
+    r.insertCell().textContent = label;
+    r.insertCell().textContent = `${fmt(tot)} (${percent(tot, all)})`;
+    r.insertCell().textContent = `${fmt(self)} (${percent(self, all)})`;
+  };
+  row('this frame', t.total[i], t.self[i]);
+  row('all instances', ft.total[f], ft.self[f]);
+  const info = document.createElement('div');
+  info.className = 'dinfo';
+  info.append(head);
+  if (loc) { const l = document.createElement('div'); l.className = 'tloc'; l.textContent = loc; info.append(l); }
+  const kb = kindBreakdown(f);
+  if (kb) { const k = document.createElement('div'); k.className = 'dkinds'; k.textContent = kb; info.append(k); }
+  info.append(stats);
+  const stack = document.createElement('ol');
+  stack.className = 'dstack';
+  stack.setAttribute('aria-label', 'Stack, root first');
+  const path = [];
+  for (let v = i; v > 0; v = t.parent[v]) path.push(v);
+  for (const v of path.reverse()) {
+    const li = document.createElement('li');
+    const chit = document.createElement('span');
+    chit.className = 'chit';
+    chit.style.background = frameColor(P.names[t.frame[v]], kinds[t.frame[v]], dark());
+    li.append(chit, document.createTextNode(P.names[t.frame[v]]));
+    if (v === i) li.className = 'current';
+    li.addEventListener('click', () => flame.select(v));
+    stack.appendChild(li);
+  }
+  box.append(info, stack);
+}
+
+function location_(f) {
+  if (P.file[f] < 0 && P.line[f] < 0) return '';
+  return (P.file[f] >= 0 ? P.files[P.file[f]] : '?') + (P.line[f] >= 0 ? ':' + P.line[f] : '');
+}
+
+/** A function's weight by frame kind (JIT, inlined, interpreted...), where it ran as more than one. */
+function kindBreakdown(f) {
+  const parts = P.kindParts && P.kindParts.get(f);
+  if (!parts) return '';
+  let sum = 0;
+  for (const [, w] of parts) sum += w;
+  return parts.map(([k, w]) => `${KIND_STYLE[meta.kinds[k]] ? KIND_STYLE[meta.kinds[k]].label : meta.kinds[k]} ${percent(w, sum)}`).join(' · ');
+}
 
 function drawFlame() {
   const t = currentTree();
@@ -186,12 +376,15 @@ const fnTableView = new VirtualTable($('fn-table'), [
   chit.style.background = frameColor(P.names[f], kinds[f], dark());
   n.appendChild(chit);
   n.appendChild(document.createTextNode(P.names[f]));
+  n.title = P.names[f];
   const m = match();
   if (m && m[f]) n.classList.add('match');
   row.dataset.frame = String(f);
   row.addEventListener('click', () => selectFunction(f));
 },
 (key) => { fnSort = { key, desc: fnSort.key === key ? !fnSort.desc : key !== 'name' }; fnRows = null; drawSandwich(); });
+
+fnTableView.onMove = (r) => selectFunction(fnRows[r]);
 
 function sortedFunctions() {
   const t = functions(), ft = fnFilter.toLowerCase();
@@ -209,10 +402,11 @@ function sortedFunctions() {
 
 function drawSandwich() {
   if (!fnRows) fnRows = sortedFunctions();
+  // The default selection (the first row) is chosen before the rows are painted, so it shows as selected.
+  if (S.sel < 0 && fnRows.length) S.sel = fnRows[0];
   fnTableView.selected = fnRows.indexOf(S.sel);
   fnTableView.setSortMark(fnSort.key, fnSort.desc);
   fnTableView.setCount(fnRows.length);
-  if (S.sel < 0 && fnRows.length) S.sel = fnRows[0];
   if (S.sel >= 0) {
     const t = currentTree(), rank = S.byName ? nameRank : null;
     $('sw-name').textContent = P.names[S.sel];
@@ -227,7 +421,7 @@ function selectFunction(f) {
   drawSandwich();
   const r = fnRows.indexOf(f);
   if (r >= 0) fnTableView.scrollTo(r);
-  saveState();
+  saveState(false);
 }
 
 // Call tree
@@ -239,7 +433,8 @@ const treeView = new VirtualTable($('call-tree'), [
   cell(row, 'num wide', `${fmt(t.total[i])} (${percent(t.total[i], all)})`);
   cell(row, 'num wide', `${fmt(t.self[i])} (${percent(t.self[i], all)})`);
   const n = cell(row, 'name', '');
-  n.style.paddingLeft = (t.depth[i] - 1) * 14 + 'px';
+  n.style.paddingLeft = indent(t.depth[i]) + 'px';
+  n.title = `${P.names[t.frame[i]]} (depth ${t.depth[i]})`;
   const tw = document.createElement('span');
   tw.className = 'twisty';
   tw.textContent = t.end[i] > i + 1 ? (expanded[i] ? '▾' : '▸') : '';
@@ -251,6 +446,23 @@ const treeView = new VirtualTable($('call-tree'), [
   row.addEventListener('click', () => { treeSel = i; expanded[i] ^= 1; listTree(); });
 });
 
+/**
+ * Indentation of a call-tree row: 14 px a level up to a third of the name column, then growing ever
+ * more slowly (still monotonic), so a frame 200 levels deep keeps its name in view.
+ */
+function indent(depth) {
+  const width = $('call-tree').clientWidth - 2 * 12 * 13 || 600;
+  const cap = Math.max(60, width / 3), d = (depth - 1) * 14;
+  return d <= cap * 0.6 ? d : cap * 0.6 + cap * 0.4 * (1 - Math.exp(-(d - cap * 0.6) / (cap * 0.4)));
+}
+
+treeView.onMove = (r) => { treeSel = treeRows[r]; treeView.selected = r; treeView.paint(); };
+treeView.onEnter = (r, key) => {
+  const i = treeRows[r];
+  if (key === 'ArrowRight') expanded[i] = 1; else if (key === 'ArrowLeft') expanded[i] = 0; else expanded[i] ^= 1;
+  listTree();
+};
+
 function listTree() {
   const t = treeOf, rows = [];
   for (let i = 1; i < t.n;) {
@@ -258,6 +470,7 @@ function listTree() {
     i = expanded[i] ? i + 1 : t.end[i];
   }
   treeRows = rows;
+  treeView.selected = rows.indexOf(treeSel);
   treeView.setCount(rows.length);
 }
 
@@ -303,7 +516,7 @@ const diffView = new VirtualTable($('diff-table'), [
   cell(row, 'num ' + (ds > 0 ? 'grew' : ds < 0 ? 'shrank' : ''), signed(fmt(ds), ds));
   cell(row, 'num', fmt(t.totalB[f])); cell(row, 'num', fmt(t.totalA[f]));
   cell(row, 'num', fmt(t.selfB[f])); cell(row, 'num', fmt(t.selfA[f]));
-  cell(row, 'name', P.names[f]);
+  cell(row, 'name', P.names[f]).title = P.names[f];
   row.addEventListener('click', () => selectFunction(f));
 },
 (key) => { diffSort = { key, desc: diffSort.key === key ? !diffSort.desc : key !== 'name' }; diffRows = null; drawDiffTable(); });
@@ -336,9 +549,12 @@ function drawTime() {
   const thread = Number(timeThread.value || 0);
   const key = JSON.stringify([thread, S.status]);
   if (chartKey !== key) {
-    const durations = !TIME_UNITS.includes(meta.timeUnit) || tl.weight.some((w) => w !== 1);
+    // Weights are durations where the timeline has no time unit, or where they are in a time unit (perf's
+    // cpu-clock periods); a count of events (perf's cycles) is not one.
+    const durations = !TIME_UNITS.includes(meta.timeUnit)
+      || (tl.weight.some((w) => w !== 1) && !['events', 'count'].includes(meta.unit));
     chart = buildChart(P.tree, tl, (i) => tl.thread[i] === thread && (!S.status || (tl.status[i] & S.status) === S.status),
-      durations);
+      durations, meta.interval || 0);
     chartKey = key;
   }
   const v0 = S.range ? S.range[0] : chart.t0, v1 = S.range ? S.range[1] : chart.t1;
@@ -491,9 +707,13 @@ function drawLegend() {
 function drawMatched() {
   const m = match(), el = $('matched'), input = $('search');
   input.classList.toggle('bad', !!S.search && !m);
-  if (!m) { el.textContent = ''; return; }
+  const count = $('match-count');
+  if (!m) { el.textContent = ''; count.textContent = ''; return; }
   const t = currentTree();
   el.textContent = 'Matched: ' + percent(matchedTotal(t, m), t.total[0]);
+  const h = matchNodes();
+  count.textContent = h.at >= 0 ? `${h.at + 1}/${h.nodes.length}` : `${h.nodes.length}`;
+  count.title = `${h.nodes.length} matching frames in the view`;
 }
 
 function setView(v) {
@@ -503,13 +723,37 @@ function setView(v) {
   update();
 }
 
-function saveState() {
+/**
+ * Writes the state to the address: a new history entry for a change of view, zoom, transform or filter
+ * (push), so Back returns to the state before; in place for typing and wheel/drag moves.
+ */
+function saveState(push) {
   const h = encodeState(S);
-  if (location.hash.replace(/^#/, '') !== h) history.replaceState(null, '', h ? '#' + h : location.pathname + location.search);
+  if (location.hash.replace(/^#/, '') === h) return;
+  const url = h ? '#' + h : location.pathname + location.search;
+  if (push) history.pushState(null, '', url); else history.replaceState(null, '', url);
 }
 
-function update() {
-  saveState();
+/** The state from the address (Back, Forward, an edited hash); what cannot be read is named in a note. */
+function applyHash() {
+  if (location.hash.replace(/^#/, '') === encodeState(S)) return;
+  const problems = [];
+  S = decodeState(location.hash, P.names.length, problems);
+  showNote(problems.length ? 'Ignored in the address: ' + problems.join('; ') : '');
+  if (flame.tree) flame.zoomTo(0);
+  flame.selected = -1;
+  showDetail(null, -1);
+  update(null);
+}
+
+function showNote(text) {
+  const n = $('note');
+  n.hidden = !text;
+  $('note-text').textContent = text;
+}
+
+function update(push = true) {
+  if (push !== null) saveState(push);
   for (const b of document.querySelectorAll('#tabs button')) b.setAttribute('aria-selected', String(b.dataset.view === S.view));
   for (const s of document.querySelectorAll('.view')) s.classList.toggle('active', s.id === 'view-' + S.view);
   $('orient').textContent = S.icicle ? 'Icicle' : 'Flame';
@@ -527,7 +771,7 @@ function update() {
   else if (S.view === 'time') drawTime();
   else if (S.view === 'difftable') drawDiffTable();
   const t = currentTree();
-  $('detail').textContent = `${fmt(t.total[0])} ${meta.valueType} in view · ${P.tree.n - 1} call-tree nodes · ${P.names.length} functions`;
+  $('detail').textContent = `${fmt(t.total[0])} ${TIME_UNITS.includes(unit()) ? 'of ' : ''}${meta.valueType} in view · ${P.tree.n - 1} call-tree nodes · ${P.names.length} functions`;
 }
 
 function redrawCharts() {
@@ -551,7 +795,15 @@ function wire() {
   $('orient').addEventListener('click', () => { S.icicle = !S.icicle; update(); });
   $('order').addEventListener('click', () => { S.byName = !S.byName; update(); });
   $('union').addEventListener('change', () => { S.union = $('union').checked; update(); });
-  $('search').addEventListener('input', () => { S.search = $('search').value; update(); });
+  $('search').addEventListener('input', () => { S.search = $('search').value; update(false); });
+  $('search').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); stepMatch(e.shiftKey ? -1 : 1); }
+  });
+  $('match-prev').addEventListener('click', () => stepMatch(-1));
+  $('match-next').addEventListener('click', () => stepMatch(1));
+  $('note-close').addEventListener('click', () => showNote(''));
+  addEventListener('popstate', applyHash);
+  addEventListener('hashchange', applyHash);
   $('table-filter').addEventListener('input', () => { fnFilter = $('table-filter').value; fnRows = null; drawSandwich(); });
   $('theme').addEventListener('click', () => {
     theme = { system: 'light', light: 'dark', dark: 'system' }[theme];
@@ -561,9 +813,10 @@ function wire() {
     redrawCharts();
   });
   $('help-button').addEventListener('click', () => $('help').showModal());
+  $('export').addEventListener('click', openExportMenu);
   timeThread.addEventListener('change', () => { chartKey = null; drawTime(); });
   addEventListener('resize', redrawCharts);
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { applyTheme(); redrawCharts(); });
+  darkQuery.addEventListener('change', () => { applyTheme(); redrawCharts(); });
   addEventListener('keydown', onKey);
 }
 
@@ -576,15 +829,18 @@ function onKey(e) {
     return;
   }
   if (e.key === 'Escape') {
-    menu.hidden = true;
-    if (typing) { e.target.blur(); S.search = ''; update(); return; }
-    flame.zoomTo(0); S.zoom = null; saveState();
+    if (!menu.hidden) { menu.hidden = true; flame.canvas.focus(); return; }
+    // Esc leaves the search box but keeps the query (clear it with the box's ×).
+    if (typing) { e.target.blur(); return; }
+    flame.zoomTo(0); flame.select(-1); S.zoom = null; saveState(true);
     return;
   }
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (S.view === 'flame' && navigate(e)) { e.preventDefault(); return; }
   const views = { 1: 'flame', 2: 'sandwich', 3: 'tree', 4: 'time', 5: 'difftable' };
   if (views[e.key]) setView(views[e.key]);
-  else if (e.key === '0') { flame.zoomTo(0); S.zoom = null; saveState(); }
+  else if (e.key === '0') { flame.zoomTo(0); S.zoom = null; saveState(true); }
+  else if (e.key === 'n' || e.key === 'N') stepMatch(e.shiftKey ? -1 : 1);
   else if (e.key === 'i') { S.icicle = !S.icicle; update(); }
   else if (e.key === 'o') { S.byName = !S.byName; update(); }
   else if (e.key === 'u' && isDiff()) { S.union = !S.union; update(); }
@@ -594,14 +850,59 @@ function onKey(e) {
   else if (e.key === 'Backspace' && S.transforms.length) { S.transforms = S.transforms.slice(0, -1); update(); }
 }
 
+/**
+ * Flame graph keys: + - (and w s) zoom, a d pan, arrows move the selection between frames (parent,
+ * child, siblings; as drawn: up is towards the leaves in a flame graph) or, with none selected or with
+ * Shift, pan; Enter zooms to the selection.
+ */
+function navigate(e) {
+  const k = e.key, v = flame, w = v.canvas.clientWidth || 800;
+  const at = v.mouse === null || v.mouse === undefined ? undefined : v.mouse;
+  if (k === '+' || k === '=' || k === 'w' || k === 'W') v.zoomBy(1.25, at);
+  else if (k === '-' || k === '_' || k === 's' || k === 'S') v.zoomBy(0.8, at);
+  else if (k === 'a' || k === 'A') v.panBy(-w * 0.1, 0);
+  else if (k === 'd' || k === 'D') v.panBy(w * 0.1, 0);
+  else if (k.startsWith('Arrow') && (v.selected <= 0 || e.shiftKey)) {
+    const dx = k === 'ArrowLeft' ? -w * 0.1 : k === 'ArrowRight' ? w * 0.1 : 0;
+    const dy = k === 'ArrowUp' ? -54 : k === 'ArrowDown' ? 54 : 0;
+    if (v.selected <= 0 && !e.shiftKey && (k === 'ArrowUp' || k === 'ArrowDown')) { v.select(v.neighbour(-1)); return true; }
+    v.panBy(dx, v.inverted ? dy : -dy);
+  } else if (k.startsWith('Arrow')) {
+    const up = v.inverted ? 'parent' : 'child', down = v.inverted ? 'child' : 'parent';
+    const dir = { ArrowUp: up, ArrowDown: down, ArrowLeft: 'prev', ArrowRight: 'next' }[k];
+    v.select(v.neighbour(v.selected, dir));
+    return true;
+  } else if ((k === 'ContextMenu' || k === 'm') && v.selected > 0) {
+    // The transforms menu from the keyboard, at the selected frame; Tab moves through it, Esc closes it.
+    const b = v.box(v.selected), r = v.canvas.getBoundingClientRect();
+    openMenu(v.tree, v.selected, { clientX: r.left + Math.max(0, b.x) + 10, clientY: r.top + b.y + 18 });
+    menu.querySelector('button').focus();
+    return true;
+  } else if (k === 'Enter' && v.selected > 0) {
+    v.zoomTo(v.selected);
+    S.zoom = v.zoomPath();
+    saveState(true);
+    return true;
+  } else return false;
+  if (S.zoom !== null) { S.zoom = null; saveState(false); }
+  return true;
+}
+
 async function main() {
   const bytes = await inflateRaw(base64Bytes($('sf-data').textContent));
   P = decodeProfile(bytes, meta.columns);
   kinds = Array.from(P.kind, (k) => meta.kinds[k] || 'unknown');
   for (const v of [flame, callers, callees]) { v.host.names = P.names; v.host.kinds = kinds; }
   nameRank = nameRanks(P.names);
-  S = decodeState(location.hash, P.names.length);
-  $('title').textContent = meta.title;
+  const problems = [];
+  S = decodeState(location.hash, P.names.length, problems);
+  if (problems.length) showNote('Ignored in the address: ' + problems.join('; '));
+  // The title shows the files' names (the path is in its tooltip): a long path no longer hides the name.
+  const base = (p) => p.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || p;
+  const shortTitle = meta.inputs.length && meta.title === meta.inputs.join(' → ') ? meta.inputs.map(base).join(' → ') : meta.title;
+  $('title').textContent = shortTitle;
+  $('title').title = meta.title;
+  document.title = shortTitle + ' – stackfold';
   if (!P.timeline) $('tabs').querySelector('[data-view="time"]').hidden = true;
   if (!isDiff()) { $('tabs').querySelector('[data-view="difftable"]').hidden = true; $('union-label').hidden = true; }
   if (P.timeline && TIME_UNITS.includes(meta.timeUnit)) {
@@ -617,7 +918,7 @@ async function main() {
   applyTheme();
   drawLegend();
   wire();
-  update();
+  update(false);
   requestAnimationFrame(() => {
     window.stackfold.readyAt = performance.now();
     document.documentElement.dataset.ready = '1';
@@ -627,7 +928,7 @@ async function main() {
 // For tests and scripts: the state and the views, read-only use.
 window.stackfold = {
   get state() { return S; }, get profile() { return P; }, flame, callers, callees, currentTree,
-  functions: () => functions(), setView, update, boxOf: (view, name) => {
+  functions: () => functions(), setView, update, foldedOfView, svgOfView, boxOf: (view, name) => {
     const v = { flame, callers, callees }[view];
     for (const i of v.drawn) if (P.names[v.tree.frame[i]] === name) return v.box(i);
     return null;

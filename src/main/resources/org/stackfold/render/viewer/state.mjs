@@ -23,40 +23,60 @@ export function encodeState(s) {
   return p.toString();
 }
 
+/** Non-negative integers separated by dots, or null if any part is not one. */
 function ints(text) {
-  return text ? text.split('.').map(Number).filter((x) => Number.isInteger(x) && x >= 0) : [];
+  if (!text) return [];
+  const parts = text.split('.').map((x) => (/^\d+$/.test(x) ? Number(x) : NaN));
+  return parts.every((x) => Number.isSafeInteger(x)) ? parts : null;
 }
 
-/** The state in a hash (with or without '#'); anything malformed falls back to the default. */
-export function decodeState(hash, frameCount) {
+/**
+ * The state in a hash (with or without '#'); anything malformed falls back to the default, and each
+ * part left out is described in problems (an array, if given) so the page can say what it ignored.
+ */
+export function decodeState(hash, frameCount, problems = []) {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
   const s = structuredClone(DEFAULTS);
+  const bad = (key, why) => problems.push(`${key}=${(p.get(key) || '').slice(0, 40)} (${why})`);
   const v = p.get('v');
   if (['flame', 'sandwich', 'tree', 'time', 'difftable'].includes(v)) s.view = v;
+  else if (p.has('v')) bad('v', 'no such view');
   s.icicle = p.get('i') === '1';
   s.byName = p.get('o') === 'name';
   s.union = p.get('u') === '1';
   s.search = p.get('s') || '';
   const okFrame = (f) => Number.isInteger(f) && f >= 0 && f < frameCount;
+  const skipped = [];
   for (const item of (p.get('t') || '').split(',')) {
-    const [kind, arg] = item.split(':');
+    if (!item) continue;
+    const [kind, arg, extra] = item.split(':');
     if (kind === 'focus') {
       const path = ints(arg);
-      if (path.length && path.every(okFrame)) s.transforms.push({ kind, path });
-    } else if (LABELS[kind] && okFrame(Number(arg))) {
+      if (path && path.length && path.every(okFrame) && extra === undefined) s.transforms.push({ kind, path });
+      else skipped.push(item);
+    } else if (LABELS[kind] && /^\d+$/.test(arg || '') && okFrame(Number(arg)) && extra === undefined) {
       s.transforms.push({ kind, f: Number(arg) });
+    } else {
+      skipped.push(item);
     }
   }
-  if (p.has('th')) s.threads = ints(p.get('th'));
+  if (skipped.length) problems.push(`transform${skipped.length > 1 ? 's' : ''} ${skipped.map((x) => x.slice(0, 40)).join(', ')} (not a transform of this profile)`);
+  if (p.has('th')) {
+    const th = ints(p.get('th'));
+    if (th) s.threads = th; else bad('th', 'not a list of thread numbers');
+  }
   const st = Number(p.get('st'));
   if (Number.isInteger(st) && st > 0) s.status = st;
+  else if (p.has('st') && p.get('st') !== '0') bad('st', 'not status bits');
   const r = (p.get('r') || '').split('~').map(Number);
   if (r.length === 2 && r.every(Number.isFinite) && r[0] < r[1]) s.range = r;
+  else if (p.has('r')) bad('r', 'not a time range a~b');
   const f = Number(p.get('f'));
-  if (p.has('f') && okFrame(f)) s.sel = f;
+  if (p.has('f') && okFrame(f) && /^\d+$/.test(p.get('f'))) s.sel = f;
+  else if (p.has('f')) bad('f', 'not a function of this profile');
   if (p.has('z')) {
     const z = ints(p.get('z'));
-    if (z.every(okFrame)) s.zoom = z;
+    if (z && z.every(okFrame)) s.zoom = z; else bad('z', 'not a frame path');
   }
   return s;
 }

@@ -1,15 +1,18 @@
 // Time order: samples of one thread laid out along real time; neighbouring samples with the same
 // leading frames share one wider box. Gaps longer than twice the usual interval stay visible.
-import { frameColor } from './colors.mjs';
+import { frameColor, textOn } from './colors.mjs';
+import { middleTruncate } from './flame.mjs';
 
 const CHART_ROW = 18;
 
 /**
  * The chart of the samples that keep(i) accepts, in timeline order: boxes as arrays (start, end,
  * depth, node of the base tree). A sample lasts until the next one, at most twice the median
- * interval (of the intervals above zero); where samples carry durations as weights (speedscope, folded lines) it lasts its weight.
+ * interval (of the intervals above zero), or of the interval the file declares (interval > 0: Tachyon's
+ * header, in the timeline's unit), since samplers write in bursts whose median gap is far below it; where
+ * samples carry durations as weights (speedscope, folded lines) it lasts its weight.
  */
-export function buildChart(tree, tl, keep, weightsAreDurations) {
+export function buildChart(tree, tl, keep, weightsAreDurations, interval = 0) {
   const idx = [];
   for (let i = 0; i < tl.n; i++) if (keep(i)) idx.push(i);
   const gaps = [];
@@ -18,7 +21,7 @@ export function buildChart(tree, tl, keep, weightsAreDurations) {
     if (g > 0) gaps.push(g);
   }
   gaps.sort((a, b) => a - b);
-  const typical = gaps.length ? Math.max(gaps[gaps.length >> 1], 1) : 1;
+  const typical = interval > 0 ? interval : gaps.length ? Math.max(gaps[gaps.length >> 1], 1) : 1;
   const start = [], end = [], depth = [], node = [];
   const open = [], openNode = [];
   let prevEnd = -Infinity;
@@ -69,7 +72,6 @@ export function drawChart(canvas, chart, tree, names, kinds, v0, v1, dark) {
   ctx.font = '12px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   const scale = w / Math.max(v1 - v0, 1e-9);
-  const textColor = getComputedStyle(document.documentElement).getPropertyValue('--chart-text').trim() || '#111';
   const drawn = [];
   for (let c = 0; c < chart.n; c++) {
     const x = (chart.start[c] - v0) * scale, x2 = (chart.end[c] - v0) * scale;
@@ -78,13 +80,13 @@ export function drawChart(canvas, chart, tree, names, kinds, v0, v1, dark) {
     if (y > h) continue;
     const f = tree.frame[chart.node[c]];
     const cx = Math.max(0, x), cw = Math.min(x2, w) - cx;
-    ctx.fillStyle = frameColor(names[f], kinds[f], dark);
+    const fill = frameColor(names[f], kinds[f], dark);
+    ctx.fillStyle = fill;
     ctx.fillRect(cx, y, Math.max(cw - 0.5, 0.5), CHART_ROW - 1);
     if (cw > 24) {
       const max = Math.floor((cw - 6) / 6.5);
-      const name = names[f];
-      ctx.fillStyle = textColor;
-      if (max >= 2) ctx.fillText(name.length <= max ? name : name.slice(0, max - 1) + '…', cx + 3, y + CHART_ROW / 2);
+      ctx.fillStyle = textOn(fill);
+      if (max >= 3) ctx.fillText(middleTruncate(names[f], max), cx + 3, y + CHART_ROW / 2);
     }
     if (drawn.length < 20000) drawn.push(c);
   }

@@ -305,11 +305,11 @@ export function calleesOf(t, f, frameCount, nameRank) {
   return toPreorder(b, nameRank);
 }
 
-/** Which frames a regular expression matches (by name), or null for an empty or invalid pattern. */
-export function matchFrames(names, pattern) {
+/** Which frames a regular expression matches (by name), or null for an empty or invalid pattern; flags as RegExp's ('i'). */
+export function matchFrames(names, pattern, flags = '') {
   if (!pattern) return null;
   let re;
-  try { re = new RegExp(pattern); } catch { return null; }
+  try { re = new RegExp(pattern, flags); } catch { return null; }
   const m = new Uint8Array(names.length);
   for (let f = 0; f < names.length; f++) if (re.test(names[f])) m[f] = 1;
   return m;

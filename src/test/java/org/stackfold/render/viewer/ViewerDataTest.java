@@ -26,6 +26,7 @@ class ViewerDataTest {
         final List<String> names = new ArrayList<>();
         final List<Integer> kinds = new ArrayList<>();
         final List<String> files = new ArrayList<>();
+        final java.util.Map<Integer, java.util.Map<Integer, Long>> kindParts = new java.util.HashMap<>();
         int[] parent;
         int[] frame;
         long[] self;
@@ -49,6 +50,14 @@ class ViewerDataTest {
             int files = (int) next();
             for (int i = 0; i < files; i++) {
                 this.files.add(string());
+            }
+            for (long k = next(); k > 0; k--) {
+                int f = (int) next();
+                java.util.Map<Integer, Long> parts = new java.util.TreeMap<>();
+                for (long m = next(); m > 0; m--) {
+                    parts.put((int) next(), next());
+                }
+                kindParts.put(f, parts);
             }
             int n = (int) next();
             parent = new int[n];
@@ -170,6 +179,32 @@ class ViewerDataTest {
         Decoded d = new Decoded(ViewerData.of(p).deflated(), 1);
         assertThat(d.names).containsExactly("</script><img src=x onerror=alert(1)>");
         assertThat(d.kinds).containsExactly(FrameKind.KERNEL.ordinal());
+    }
+
+    @Test
+    void framesOfOneFunctionAreOnePageFrameWithTheirKindsAsABreakdown() throws IOException {
+        Profile p = new Profile();
+        int main = p.frames().frame("main", FrameKind.JIT);
+        int interpreted = p.frames().frame("Work.sort", FrameKind.INTERPRETED);
+        int compiled = p.frames().frame("Work.sort", FrameKind.JIT);
+        CallTree t = p.tree();
+        int m = t.child(CallTree.ROOT, main);
+        t.addSelf(t.child(m, interpreted), 1);
+        t.addSelf(t.child(m, compiled), 3);
+        Timeline tl = new Timeline("nanoseconds");
+        tl.add(7, 0, 10, 0, t.child(m, interpreted));
+        tl.nameThread(7, "worker-1");
+        p.setTimeline(tl);
+        Decoded d = new Decoded(ViewerData.of(p).deflated(), 1);
+        assertThat(d.names).containsExactly("main", "Work.sort");
+        assertThat(d.parent).containsExactly(-1, 0, 1); // the two sibling variants are one node
+        assertThat(d.self[2]).isEqualTo(4);
+        assertThat(d.kinds.get(1)).isEqualTo(FrameKind.JIT.ordinal()); // its heaviest kind
+        assertThat(d.kindParts).containsOnlyKeys(1);
+        assertThat(d.kindParts.get(1)).containsExactly(
+                java.util.Map.entry(FrameKind.JIT.ordinal(), 3L), java.util.Map.entry(FrameKind.INTERPRETED.ordinal(), 1L));
+        assertThat(d.stack(d.sampleNode[0])).isEqualTo("main;Work.sort"); // the timeline follows the merge
+        assertThat(d.threads).containsExactly("worker-1 (7)");
     }
 
     @Test
