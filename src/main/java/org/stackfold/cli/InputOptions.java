@@ -37,6 +37,10 @@ final class InputOptions {
             description = "pprof: sample type to read, by name or index (default: the file's default, else the last).")
     String sampleType;
 
+    @Option(names = "--all-frames",
+            description = "pprof: keep the frames the profile's drop_frames would remove (pprof's -all_frames).")
+    boolean allFrames;
+
     @Option(names = "--profile", paramLabel = "NAME",
             description = "speedscope: read only this profile (name or index); default: all, merged.")
     String profileName;
@@ -72,6 +76,7 @@ final class InputOptions {
         limit.apply();
         return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
                 .set("timeline", timeline).set("sample-type", sampleType).set("profile", profileName)
+                .set("all-frames", allFrames ? true : null)
                 .set("tachyon.naming", tachyonNaming).set("tachyon.stacks", tachyonStacks)
                 .set("tachyon.threads", tachyonThreads).set("tachyon.status", tachyonStatus)
                 .set("tachyon.from", tachyonFrom).set("tachyon.to", tachyonTo)
