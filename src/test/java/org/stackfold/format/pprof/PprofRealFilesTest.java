@@ -97,6 +97,68 @@ class PprofRealFilesTest {
         assertTop(read(p, FormatOptions.none().set("all-frames", true)), expected("go/go119-cpu-all-frames.expected.tsv"));
     }
 
+    /**
+     * pprof's legacy formats against pprof's own golden files ({@code profile/testdata/NAME.string}, its
+     * Profile.String() of what it parsed): the stacks of addresses and the default (last) sample type's values.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"cppbench.cpu", "cppbench.heap", "cppbench.growth",
+        "cppbench.contention", "cppbench.thread", "cppbench.thread.none", "gobench.cpu", "gobench.heap",
+        "go.crc32.cpu", "go.godoc.thread"})
+    void legacyProfilesAsPprofReadsThem(String name) throws IOException {
+        Path p = resource("pprof-legacy/" + name);
+        try (Input in = Input.open(p.toString())) {
+            assertThat(Formats.forInput(in, null).name()).isEqualTo("pprof-legacy");
+        }
+        assertThat(org.stackfold.format.RandomProfiles.stacks(read(p, FormatOptions.none())))
+                .containsExactlyInAnyOrderEntriesOf(golden("pprof-legacy/" + name + ".string", -1));
+        if (name.equals("cppbench.cpu")) {
+            assertThat(org.stackfold.format.RandomProfiles.stacks(read(p, FormatOptions.none().set("sample-type", "samples"))))
+                    .containsExactlyInAnyOrderEntriesOf(golden("pprof-legacy/" + name + ".string", 0));
+        }
+    }
+
+    @Test
+    void legacyJavaProfilesAreNamedInTheError() throws IOException {
+        Path p = resource("pprof-legacy/java.heap");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> read(p, FormatOptions.none()))
+                .isInstanceOf(org.stackfold.io.InputException.class)
+                .hasMessageContaining("java.heap").hasMessageContaining("legacy Java heap/contention profile");
+    }
+
+    /** pprof's Profile.String(): "Samples:", value columns, "V1 V2: LOC LOC ...", then "Locations" "ID: 0xADDR". */
+    static Map<String, Long> golden(String resource, int column) throws IOException {
+        String[] lines;
+        try (InputStream in = PprofRealFilesTest.class.getResourceAsStream("/formats/" + resource)) {
+            lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n");
+        }
+        java.util.List<String> l = java.util.Arrays.asList(lines);
+        Map<String, String> address = new HashMap<>();
+        for (int j = l.indexOf("Locations") + 1; j < lines.length && lines[j].matches("\\s+\\d+: 0x.*"); j++) {
+            String[] f = lines[j].trim().split("[: ]+");
+            address.put(f[0], f[1]);
+        }
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (int i = l.indexOf("Samples:") + 2; i < lines.length && lines[i].startsWith(" "); i++) {
+            if (!lines[i].trim().matches("-?\\d.*")) {
+                continue;
+            }
+            String[] vl = lines[i].split(":", 2);
+            String[] vals = vl[0].trim().split("\\s+");
+            long v = Long.parseLong(vals[column < 0 ? vals.length - 1 : column]);
+            String[] locs = vl[1].trim().isEmpty() ? new String[0] : vl[1].trim().split("\\s+");
+            if (v == 0 || locs.length == 0) {
+                continue; // Stackfold keeps no sample without frames
+            }
+            StringBuilder sb = new StringBuilder();
+            for (int k = locs.length - 1; k >= 0; k--) {
+                sb.append(address.get(locs[k])).append(k > 0 ? ";" : "");
+            }
+            out.merge(sb.toString(), v, Long::sum);
+        }
+        return out;
+    }
+
     @Test
     void simplifiedNamesAsPprof() {
         assertThat(PrunedFrames.simplify("strings.(*Builder).WriteString")).isEqualTo("strings.");
