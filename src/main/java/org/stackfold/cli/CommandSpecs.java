@@ -61,7 +61,7 @@ final class CommandSpecs {
         s.addMixin("limit", mixinInputLimit(c.limit, s));
         s.addOption(OptionSpec.builder("--event")
                 .arity("1").paramLabel("EVENT").descriptionKey("")
-                .description("JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name; several of one unit with commas (cpu,native). Callgrind: the event by name or index (default the first).")
+                .description("JFR: events to read: cpu (default), cputime, native, alloc, wall, lock, wait, park, or a full event name; several of one unit with commas (cpu,native). Callgrind: the event by name or index (default the first).")
                 .type(java.lang.String.class)
                 .setter(new Access(c, 6)).getter(new Access(c, 6))
                 .initialValue(c.event).build());

@@ -15,7 +15,7 @@ final class InputOptions {
 
     // ---- JFR, pprof, speedscope (format.jfr / .pprof / .speedscope) ----
     @Option(names = "--event", paramLabel = "EVENT",
-            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name; "
+            description = "JFR: events to read: cpu (default), cputime, native, alloc, wall, lock, wait, park, or a full event name; "
                     + "several of one unit with commas (cpu,native). Callgrind: the event by name or index (default the first).")
     String event;
 
