@@ -73,6 +73,18 @@ class PerfRealFilesTest {
     }
 
     @Test
+    void elfBuildIdAsReadelfShowsIt() throws Exception {
+        // readelf -n: "Build ID: <hex>" of the GNU note; ours from the PT_NOTE segments
+        Path ls = Path.of("/bin/ls").toRealPath();
+        Process p = new ProcessBuilder("readelf", "-n", ls.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Build ID: ([0-9a-f]+)").matcher(out);
+        assertThat(m.find()).isTrue();
+        assertThat(BuildIds.of(ls)).isEqualTo(m.group(1));
+    }
+
+    @Test
     void buildIdsComparedAsPerfPadsThem() {
         assertThat(BuildIds.same("abcd000000", "abcd")).isTrue();
         assertThat(BuildIds.same("abcd", "abce")).isFalse();
