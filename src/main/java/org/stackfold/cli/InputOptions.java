@@ -15,7 +15,7 @@ final class InputOptions {
 
     // ---- JFR, pprof, speedscope (format.jfr / .pprof / .speedscope) ----
     @Option(names = "--event", paramLabel = "EVENT",
-            description = "JFR: events to read: cpu (default), cputime, native, alloc, lock, wait, park, or a full event name; "
+            description = "JFR: events to read: cpu (default), cputime, native, alloc, wall, lock, wait, park, or a full event name; "
                     + "several of one unit with commas (cpu,native). Callgrind: the event by name or index (default the first).")
     String event;
 
@@ -36,6 +36,10 @@ final class InputOptions {
     @Option(names = "--sample-type", paramLabel = "TYPE",
             description = "pprof: sample type to read, by name or index (default: the file's default, else the last).")
     String sampleType;
+
+    @Option(names = "--all-frames",
+            description = "pprof: keep the frames the profile's drop_frames would remove (pprof's -all_frames).")
+    boolean allFrames;
 
     @Option(names = "--profile", paramLabel = "NAME",
             description = "speedscope: read only this profile (name or index); default: all, merged.")
@@ -72,6 +76,7 @@ final class InputOptions {
         limit.apply();
         return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
                 .set("timeline", timeline).set("sample-type", sampleType).set("profile", profileName)
+                .set("all-frames", allFrames ? true : null)
                 .set("tachyon.naming", tachyonNaming).set("tachyon.stacks", tachyonStacks)
                 .set("tachyon.threads", tachyonThreads).set("tachyon.status", tachyonStatus)
                 .set("tachyon.from", tachyonFrom).set("tachyon.to", tachyonTo)

@@ -32,7 +32,8 @@ public final class InputFormats {
         byte[] probe = GuessCollapser.probe(head);
         Collapser c = GuessCollapser.choose(probe, probe.length);
         if (c instanceof ChromeTracingCollapser
-                && org.stackfold.format.chrome.ChromeTraceFormat.hasCpuProfile(probe, probe.length)) {
+                && (org.stackfold.format.chrome.ChromeTraceFormat.hasCpuProfile(probe, probe.length)
+                || head.length == GuessCollapser.HEAD && laterCpuProfile(in))) {
             return Formats.byName("chrome-trace"); // the trace's sampled CPU profile, not its duration events
         }
         if (c != null) {
@@ -48,6 +49,17 @@ public final class InputFormats {
                     + String.join(", ", collapserNames()));
         }
         return plainOrDifferential(Formats.byName("folded"), head);
+    }
+
+    /**
+     * How far into a trace its CPU profile events are looked for: Chrome writes them when profiling
+     * stops, after megabytes of other events (one trace had 1.6 MB before its first).
+     */
+    static final int TRACE_PROFILE_LOOKAHEAD = 32 << 20;
+
+    private static boolean laterCpuProfile(Input in) throws IOException {
+        byte[] more = in.head(TRACE_PROFILE_LOOKAHEAD);
+        return org.stackfold.format.chrome.ChromeTraceFormat.hasCpuProfile(more, more.length);
     }
 
     /** Folded text whose first record has two counts is differential, whatever the file is called. */

@@ -18,6 +18,7 @@ public final class Formats {
             new org.stackfold.format.jfr.JfrFormat(),
             new org.stackfold.format.otlp.OtlpFormat(), // before pprof, whose sniffing would take it too
             new org.stackfold.format.pprof.PprofFormat(),
+            new org.stackfold.format.pprof.LegacyPprof(),
             new org.stackfold.format.speedscope.SpeedscopeFormat(),
             new org.stackfold.format.chrome.CpuProfileFormat(),
             new org.stackfold.format.chrome.ChromeTraceFormat(),

@@ -46,8 +46,38 @@ final class CallGraph {
         return n;
     }
 
+    /** The sum of every self cost the file holds: no unfolding may give more. */
+    private long selfSum;
+
     void addSelf(int node, long cost) {
-        total[node] += cost;
+        total[node] = Math.addExact(total[node], cost);
+        selfSum = Math.addExact(selfSum, cost);
+    }
+
+    long selfSum() {
+        return selfSum;
+    }
+
+    /** Each function a root with its self cost: the flat profile, where unfolding would invent cost. */
+    void addFlatTo(CallTree tree, long multiplier) {
+        long[] self = total.clone();
+        for (int n = 0; n < nodes; n++) {
+            for (int e = firstEdge[n]; e >= 0; e = nextEdge[e]) {
+                self[n] -= edgeCost[e];
+            }
+            if (self[n] != 0) {
+                tree.addSelf(tree.child(CallTree.ROOT, frame[n]), Math.multiplyExact(self[n], multiplier));
+            }
+        }
+    }
+
+    /** The largest total of a function: past 2^53 the unfolding's doubles are no longer exact. */
+    long maxTotal() {
+        long max = 0;
+        for (int n = 0; n < nodes; n++) {
+            max = Math.max(max, total[n]);
+        }
+        return max;
     }
 
     void addCall(int caller, int callee, long inclusiveCost) {
@@ -72,8 +102,8 @@ final class CallGraph {
             edgeOf.put(key, e);
             called[callee] = true;
         }
-        edgeCost[e] += inclusiveCost;
-        total[caller] += inclusiveCost;
+        edgeCost[e] = Math.addExact(edgeCost[e], inclusiveCost);
+        total[caller] = Math.addExact(total[caller], inclusiveCost);
     }
 
     /**

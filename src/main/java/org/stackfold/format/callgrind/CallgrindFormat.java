@@ -49,7 +49,7 @@ public final class CallgrindFormat implements ProfileFormat {
 
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
-        return new CallgrindReader(options.get("event", null)).read(in);
+        return new CallgrindReader(options.get("event", null)).warnings(options::warn).read(in);
     }
 
     @Override

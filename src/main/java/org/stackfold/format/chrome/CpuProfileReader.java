@@ -48,6 +48,10 @@ final class CpuProfileReader {
             } catch (StreamReadException e) {
                 throw InputException.atLine(in.name(), e.getLocation() == null ? 0 : e.getLocation().getLineNr(),
                         "cpuprofile: invalid JSON: " + e.getOriginalMessage());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                // a parser limit (nesting depth, number length, name length): where the parser stood
+                throw InputException.atOffset(in.name(), p.currentLocation().getByteOffset(),
+                        "cpuprofile: JSON past a limit: " + e.getOriginalMessage());
             }
         }
         if (nodes.nDeltas != nodes.nSamples) {

@@ -89,6 +89,10 @@ final class FirefoxReader {
             } catch (StreamReadException e) {
                 long offset = e.getLocation() == null ? p.currentLocation().getByteOffset() : e.getLocation().getByteOffset();
                 throw InputException.atOffset(source, Math.max(0, offset), "firefox: invalid JSON: " + e.getOriginalMessage());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                // a parser limit (nesting depth, number length, name length): where the parser stood
+                throw InputException.atOffset(source, p.currentLocation().getByteOffset(),
+                        "firefox: JSON past a limit: " + e.getOriginalMessage());
             }
         }
         if (!sawProfile) {

@@ -113,6 +113,12 @@ public final class JfrReader {
         Map<String, Integer> classFrame = new HashMap<>();
         int truncatedFrame = frames.frame("[truncated]", FrameKind.SYNTHETIC);
         long matched = 0;
+        long preferred = 0;
+        long fallbacks = 0;
+        // Events read only where the recording has none of their alias' other events (the TLAB events
+        // under `alloc`, see JfrEvents): their own tree, chosen at the end.
+        CallTree fallbackTree = new CallTree(1);
+        org.stackfold.model.TimedSamples fallbackOrder = timeline ? new org.stackfold.model.TimedSamples() : null;
         long noStack = 0;
         long truncated = 0;
         int[] stack = new int[128];
@@ -131,6 +137,14 @@ public final class JfrReader {
                     continue;
                 }
                 matched++;
+                boolean fallback = events.isFallback(type);
+                if (fallback) {
+                    fallbacks++;
+                } else {
+                    preferred++;
+                }
+                CallTree into = fallback ? fallbackTree : tree;
+                org.stackfold.model.TimedSamples intoOrder = fallback ? fallbackOrder : order;
                 RecordedStackTrace st = e.getStackTrace();
                 if (st == null) {
                     noStack++;
@@ -174,19 +188,19 @@ public final class JfrReader {
                                 n -> frames.frame(n, FrameKind.SYNTHETIC));
                     }
                 }
-                int node = tree.path(stack, 0, depth);
+                int node = into.path(stack, 0, depth);
                 try {
-                    tree.addSelf(node, weight);
+                    into.addSelf(node, weight);
                 } catch (ArithmeticException ex) {
                     throw new InputException(name + ": event weights add up past 64 bits");
                 }
-                if (order != null) {
+                if (intoOrder != null) {
                     RecordedThread t = e.hasField("sampledThread") ? e.getThread("sampledThread") : e.getThread();
                     long tid = t == null ? 0 : t.getJavaThreadId() > 0 ? t.getJavaThreadId() : -t.getOSThreadId() - 1;
                     java.time.Instant at = e.getStartTime();
-                    order.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
-                    if (t != null && !order.hasName(tid)) {
-                        order.nameThread(tid, t.getJavaName() != null ? t.getJavaName() : t.getOSName());
+                    intoOrder.add(at.getEpochSecond() * 1_000_000_000L + at.getNano(), tid, node, weight);
+                    if (t != null && !intoOrder.hasName(tid)) {
+                        intoOrder.nameThread(tid, t.getJavaName() != null ? t.getJavaName() : t.getOSName());
                     }
                 }
             }
@@ -196,7 +210,7 @@ public final class JfrReader {
             if (ex instanceof InputException ie) {
                 throw ie;
             }
-            throw new InputException(name + ": not a readable JFR recording: " + ex.getMessage(), ex);
+            throw new InputException(name + ": " + unreadable(ex), ex);
         }
         if (matched == 0) {
             StringBuilder has = new StringBuilder();
@@ -212,6 +226,14 @@ public final class JfrReader {
         if (truncated > 0) {
             warnings.accept(name + ": " + truncated + " stack" + (truncated == 1 ? " was" : "s were")
                     + " truncated by JFR's depth limit (put under [truncated]; record with a larger stackdepth)");
+        }
+        if (preferred == 0 && fallbacks > 0) {
+            tree = fallbackTree;
+            order = fallbackOrder;
+        } else if (fallbacks > 0) {
+            warnings.accept(name + ": " + fallbacks + " TLAB allocation events not counted: the recording has "
+                    + "jdk.ObjectAllocationSample, which stands for allocation (as in jfr view); read them with "
+                    + "--event jdk.ObjectAllocationInNewTLAB or jdk.ObjectAllocationOutsideTLAB");
         }
         Profile profile = new Profile(frames, tree, List.of(valueType));
         if (order != null) {
@@ -314,10 +336,17 @@ public final class JfrReader {
         return "Native".equals(jfrType) && (cls == null || !cls.contains(".") || isLibrary(cls));
     }
 
+    /**
+     * A library's file name as async-profiler files native functions under it: {@code libjvm.so},
+     * {@code libz.so.1.2.11}, and with what follows the name where the library was replaced on disk
+     * ({@code libc-2.17.so;649be141 (deleted)}), {@code .dylib}, {@code .dll}, a path, {@code [vdso]}.
+     */
     static boolean isLibrary(String cls) {
-        return cls.endsWith(".so") || cls.contains(".so.") || cls.endsWith(".dylib") || cls.endsWith(".dll")
-                || cls.startsWith("[") && cls.endsWith("]") || cls.startsWith("/");
+        return LIBRARY.matcher(cls).matches() || cls.startsWith("[") && cls.endsWith("]") || cls.startsWith("/");
     }
+
+    private static final java.util.regex.Pattern LIBRARY =
+            java.util.regex.Pattern.compile(".*\\.(so|dylib|dll)([.;: (].*)?");
 
     /** JFR gives binary names; arrays become source form: "[J" to "long[]", "[Ljava.lang.String;" to "java.lang.String[]". */
     static String javaName(String binary) {
@@ -343,6 +372,21 @@ public final class JfrReader {
         return base + "[]".repeat(dims);
     }
 
+    /**
+     * Why the JDK's parser refused a recording. "Pool X must contain at least one element" is its
+     * answer to some recordings async-profiler and Pyroscope's Java agent write, which other parsers
+     * read (2 of the 25 recordings in grafana/jfr-parser's test data): said as such, with what reads it.
+     */
+    static String unreadable(Throwable ex) {
+        String m = String.valueOf(ex.getMessage()).strip();
+        if (m.startsWith("Pool ") && m.endsWith("must contain at least one element")) {
+            return "the JDK's JFR parser (jdk.jfr.consumer), which Stackfold reads JFR with, refuses this recording ("
+                    + m + "), as it refuses some async-profiler/Pyroscope recordings; async-profiler's jfrconv or "
+                    + "grafana's jfr-parser read them (convert to pprof or collapsed text, then read that)";
+        }
+        return "not a readable JFR recording: " + m;
+    }
+
     /** For {@code stackfold info}: event types in the recording, with counts and stack-trace counts. */
     static void describe(Path path, String name, PrintWriter out) throws IOException {
         Map<String, long[]> counts = new TreeMap<>();
@@ -356,7 +400,7 @@ public final class JfrReader {
                 }
             }
         } catch (IOException | RuntimeException | InternalError | StackOverflowError ex) {
-            throw new InputException(name + ": not a readable JFR recording: " + ex.getMessage(), ex);
+            throw new InputException(name + ": " + unreadable(ex), ex);
         }
         out.println(name + ": JFR recording, " + counts.size() + " event types");
         out.printf("  %-45s %12s %12s%n", "event", "count", "with stack");

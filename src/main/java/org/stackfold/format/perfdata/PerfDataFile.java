@@ -144,8 +144,12 @@ final class PerfDataFile {
         int idAllBit = order == ByteOrder.LITTLE_ENDIAN ? 18 : 63 - 18;
         long branch = size >= 80 ? u64(at + 72) : 0;
         long regsUser = size >= 88 ? u64(at + 80) : 0;
+        // sample_period, unless the freq bit says the word is a frequency: the weight of samples that
+        // record no period (perf: evsel__parse_sample starts from attr.sample_period)
+        int freqBit = order == ByteOrder.LITTLE_ENDIAN ? 10 : 63 - 10;
+        long fixedPeriod = (flags >>> freqBit & 1) != 0 ? 0 : Math.max(0, u64(at + 16));
         return new PerfEventAttr(type, config, sampleType, readFormat, (flags >>> idAllBit & 1) != 0, branch,
-                type + ":" + Long.toHexString(config), ids, regsUser);
+                EventNames.of(type, config), ids, regsUser, fixedPeriod);
     }
 
     private long[] ids(long sectionAt) {

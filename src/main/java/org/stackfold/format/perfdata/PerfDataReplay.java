@@ -392,7 +392,7 @@ final class PerfDataReplay {
         }
         w += Long.bitCount(a.sampleType() & (PerfEventAttr.SAMPLE_TIME | PerfEventAttr.SAMPLE_ADDR
                 | PerfEventAttr.SAMPLE_ID | PerfEventAttr.SAMPLE_STREAM_ID | PerfEventAttr.SAMPLE_CPU));
-        long period = 0; // none recorded: each sample weighs 1
+        long period = a.fixedPeriod(); // none recorded: the attribute's sample_period, as perf (0: weight 1)
         if (a.has(PerfEventAttr.SAMPLE_PERIOD)) {
             needWord(at, size, w, words);
             period = rec[w++];
@@ -539,9 +539,10 @@ final class PerfDataReplay {
         return event.equals(filter) || base(event).equals(filter) || base(event).equals(base(filter));
     }
 
+    /** The event without perf's modifiers ("cycles:ppp" is "cycles"); a made-up "type:config" is whole. */
     private static String base(String event) {
         int colon = event.indexOf(':');
-        return colon < 0 ? event : event.substring(0, colon);
+        return colon < 0 || EventNames.madeUp(event) ? event : event.substring(0, colon);
     }
 
     private int push(int entry, int depth) {
@@ -562,7 +563,8 @@ final class PerfDataReplay {
         long key = (long) pid << 32 | (tid & 0xffffffffL);
         int f = rootFrames.get(key);
         if (f < 0) {
-            String comm = comms.getOrDefault(tid, ":" + tid).replace(' ', '_');
+            // perf names the idle task (pid 0) swapper, whatever COMM records say of others
+            String comm = comms.getOrDefault(tid, tid == 0 ? "swapper" : ":" + tid).replace(' ', '_');
             if (opt.pid() || opt.tid()) {
                 comm += "-" + pid;
                 if (opt.tid()) {
@@ -615,6 +617,12 @@ final class PerfDataReplay {
     }
 
     private int kernelFrame(long addr, boolean java) {
+        if (kernel == null && kernelProblem == null) {
+            kernelProblem = KernelCheck.problem(file);
+            if (kernelProblem != null) {
+                warnings.accept(file.name + ": kernel frames stay [unknown]: " + kernelProblem);
+            }
+        }
         if (kernel == null && kernelProblem == null) {
             try {
                 kernel = symbolizer.kernel();
@@ -712,6 +720,16 @@ final class PerfDataReplay {
         }
         if (elf == null || !Files.isRegularFile(elf)) {
             return new MappedFile(f, null, null);
+        }
+        String recorded = file.buildIds.get(f);
+        if (recorded != null && !f.equals("[vdso]")) {
+            // perf names nothing with a file whose build id differs from the one it recorded (a rebuild)
+            String actual = BuildIds.of(elf);
+            if (!BuildIds.same(recorded, actual)) {
+                warnings.accept(file.name + ": " + f + " has build id " + (actual == null ? "(none)" : actual)
+                        + ", the recording " + recorded + ": its frames stay [unknown] (rebuilt since?)");
+                return new MappedFile(f, null, null);
+            }
         }
         AddressSymbolizer sym;
         try {

@@ -8,12 +8,15 @@ package org.stackfold.format.perfdata;
  * @param readFormat       PERF_FORMAT_* bits: the layout of a PERF_SAMPLE_READ value
  * @param sampleIdAll      other records end with the sample_id fields (time, id, ...)
  * @param branchSampleType PERF_SAMPLE_BRANCH_* bits (HW_INDEX adds a word to branch stacks)
- * @param name             as perf names it ("cpu-clock:pppH"), or a made-up "type:config" without EVENT_DESC
+ * @param name             as perf names it ("cpu-clock:pppH"; without EVENT_DESC perf's name of a generic
+ *                         event, see {@link EventNames}), or a made-up "type:config"
  * @param ids              the sample ids of this event
  * @param sampleRegsUser   PERF_SAMPLE_REGS_USER's register mask (which registers a sample carries, by bit)
+ * @param fixedPeriod      attr.sample_period where it is a period (not a frequency), else 0
  */
 record PerfEventAttr(int type, long config, long sampleType, long readFormat, boolean sampleIdAll,
-                     long branchSampleType, String name, long[] ids, long sampleRegsUser) {
+                     long branchSampleType, String name, long[] ids, long sampleRegsUser,
+                     long fixedPeriod) {
     static final long SAMPLE_IP = 1L;
     static final long SAMPLE_TID = 1L << 1;
     static final long SAMPLE_TIME = 1L << 2;
@@ -43,7 +46,7 @@ record PerfEventAttr(int type, long config, long sampleType, long readFormat, bo
     }
 
     PerfEventAttr named(String n) {
-        return new PerfEventAttr(type, config, sampleType, readFormat, sampleIdAll, branchSampleType, n, ids, sampleRegsUser);
+        return new PerfEventAttr(type, config, sampleType, readFormat, sampleIdAll, branchSampleType, n, ids, sampleRegsUser, fixedPeriod);
     }
 
     /** The bytes of one PERF_SAMPLE_READ value. */

@@ -12,7 +12,8 @@ import org.stackfold.model.Profile;
 
 /**
  * pprof's {@code profile.proto}, gzip-compressed (as {@code go tool pprof} and async-profiler write
- * it). Reader options: {@code sample-type}, {@code lines}, {@code thread-frames}; see
+ * it). Reader options: {@code sample-type}, {@code lines}, {@code thread-frames}, {@code all-frames}
+ * (ignore the profile's drop_frames/keep_frames, which are applied by default as pprof does); see
  * {@link PprofReader} and docs/formats/jfr-speedscope-pprof.md.
  */
 public final class PprofFormat implements ProfileFormat {
@@ -78,7 +79,7 @@ public final class PprofFormat implements ProfileFormat {
     @Override
     public Profile read(Input in, FormatOptions options) throws IOException {
         return new PprofReader(options.get("sample-type", null), options.flag("lines"),
-                options.flag("thread-frames")).read(in);
+                options.flag("thread-frames"), options.flag("all-frames"), options::warn).read(in);
     }
 
     @Override

@@ -36,11 +36,24 @@ public final class PprofReader {
     private final String sampleType;
     private final boolean lines;
     private final boolean threadFrames;
+    private final boolean allFrames;
+    private final java.util.function.Consumer<String> warnings;
 
     public PprofReader(String sampleType, boolean lines, boolean threadFrames) {
+        this(sampleType, lines, threadFrames, false, w -> { });
+    }
+
+    /**
+     * {@code allFrames}: ignore the profile's {@code drop_frames}/{@code keep_frames} (pprof's
+     * {@code -all_frames}); warnings: where a {@code drop_frames} that is no regular expression is reported.
+     */
+    public PprofReader(String sampleType, boolean lines, boolean threadFrames, boolean allFrames,
+            java.util.function.Consumer<String> warnings) {
         this.sampleType = sampleType;
         this.lines = lines;
         this.threadFrames = threadFrames;
+        this.allFrames = allFrames;
+        this.warnings = warnings;
     }
 
     public Profile read(Input in) throws IOException {
@@ -48,13 +61,15 @@ public final class PprofReader {
     }
 
     /** What the first pass collects. */
-    private static final class Tables {
+    static final class Tables {
         int[] strOff = new int[64];
         int[] strLen = new int[64];
         int strings;
         String[] decoded;
         final List<long[]> sampleTypes = new ArrayList<>(); // {type, unit, offset}
         long defaultSampleType;
+        long dropFrames;
+        long keepFrames;
         final Map<Long, long[]> functions = new HashMap<>(); // id -> {name, filename, offset}
         final Map<Long, long[]> locations = new HashMap<>(); // id -> {address, offset, f0, line0, col0, f1, ...}
         int[] sampleOff = new int[256];
@@ -168,6 +183,14 @@ public final class PprofReader {
                     expect(r, wire, ProtoReader.VARINT, at, "default_sample_type");
                     t.defaultSampleType = r.varint();
                 }
+                case 7 -> {
+                    expect(r, wire, ProtoReader.VARINT, at, "drop_frames");
+                    t.dropFrames = r.varint();
+                }
+                case 8 -> {
+                    expect(r, wire, ProtoReader.VARINT, at, "keep_frames");
+                    t.keepFrames = r.varint();
+                }
                 default -> r.skip(wire);
             }
         }
@@ -207,6 +230,7 @@ public final class PprofReader {
         long[] values = new long[8];
         int[] stack = new int[64];
         int[] count = new int[1];
+        PrunedFrames pruned = allFrames ? null : PrunedFrames.of(r, t, warnings);
         for (int s = 0; s < t.samples; s++) {
             ProtoReader q = r.sub(t.sampleOff[s], t.sampleEnd[s]);
             int nLoc = 0;
@@ -259,12 +283,13 @@ public final class PprofReader {
                 final String name = thread;
                 stack[depth++] = threadFrame.computeIfAbsent(name, n -> frames.frame(n, FrameKind.SYNTHETIC));
             }
-            for (int i = nLoc - 1; i >= 0; i--) {
+            int leaf = pruned == null ? 0 : pruned.leaf(locIds, nLoc);
+            for (int i = nLoc - 1; i >= leaf; i--) {
                 long id = locIds[i];
                 boolean dense = id > 0 && id < denseLocFrames.length;
                 int[] fs = dense ? denseLocFrames[(int) id] : locFrames.get(id);
                 if (fs == null) {
-                    fs = locationFrames(r, t, id, frames, t.sampleOff[s]);
+                    fs = locationFrames(r, t, id, frames, t.sampleOff[s], pruned == null ? 0 : pruned.innerLines(id));
                     if (dense) {
                         denseLocFrames[(int) id] = fs;
                     } else {
@@ -465,7 +490,7 @@ public final class PprofReader {
     }
 
     /** The frames of a location, root first: the caller, then its inlined callees. */
-    private int[] locationFrames(ProtoReader r, Tables t, long id, FrameTable frames, int sampleAt) {
+    private int[] locationFrames(ProtoReader r, Tables t, long id, FrameTable frames, int sampleAt, int skip) {
         long[] rec = t.locations.get(id);
         if (rec == null) {
             throw r.error(sampleAt, "sample refers to missing location " + Long.toUnsignedString(id));
@@ -474,8 +499,8 @@ public final class PprofReader {
         if (n == 0) {
             return new int[] {frames.frame("0x" + Long.toHexString(rec[0]), FrameKind.UNKNOWN)};
         }
-        int[] out = new int[n];
-        for (int i = 0; i < n; i++) {
+        int[] out = new int[n - skip];
+        for (int i = skip; i < n; i++) {
             long fnId = rec[2 + 3 * i];
             long line = rec[3 + 3 * i];
             long col = rec[4 + 3 * i];

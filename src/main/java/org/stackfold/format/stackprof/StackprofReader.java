@@ -52,6 +52,10 @@ final class StackprofReader {
             } catch (StreamReadException e) {
                 throw InputException.atLine(in.name(), e.getLocation() == null ? 0 : e.getLocation().getLineNr(),
                         "stackprof: invalid JSON: " + e.getOriginalMessage());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                // a parser limit (nesting depth, number length, name length): where the parser stood
+                throw InputException.atOffset(in.name(), p.currentLocation().getByteOffset(),
+                        "stackprof: JSON past a limit: " + e.getOriginalMessage());
             }
         }
         Profile.ValueType type = switch (mode) {

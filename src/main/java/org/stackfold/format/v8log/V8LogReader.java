@@ -54,6 +54,10 @@ final class V8LogReader {
             } catch (StreamReadException e) {
                 throw InputException.atLine(in.name(), e.getLocation() == null ? 0 : e.getLocation().getLineNr(),
                         "v8log: invalid JSON: " + e.getOriginalMessage());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                // a parser limit (nesting depth, number length, name length): where the parser stood
+                throw InputException.atOffset(in.name(), p.currentLocation().getByteOffset(),
+                        "v8log: JSON past a limit: " + e.getOriginalMessage());
             }
         }
         Profile profile = new Profile(new FrameTable(), new CallTree(1),
