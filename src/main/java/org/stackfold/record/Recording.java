@@ -54,7 +54,16 @@ public final class Recording {
             StackFolder.Folded folded = new StackFolder(options, symbolizer, processes, result.drained(),
                     result.maxDepth()).fold();
             folded.accounting().print(err, options.frequency(), result, processes.processes());
+            warnBrokenDwarf(symbolizer, err);
             return folded;
+        }
+    }
+
+    /** Once per file whose DWARF could not be read: its frames kept their symbol table names, without inlined frames. */
+    static void warnBrokenDwarf(Symbolizer symbolizer, PrintWriter err) {
+        for (String problem : symbolizer.dwarfProblems()) {
+            err.println("stackfold: warning: " + org.stackfold.io.Printable.of(problem)
+                    + ": debug info unreadable; its frames are named by the symbol table, without inlined frames or lines");
         }
     }
 }
