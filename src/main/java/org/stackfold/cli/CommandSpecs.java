@@ -379,7 +379,7 @@ final class CommandSpecs {
         s.usageMessage().footer("",
                         "Examples:",
                         "  stackfold query fleet --where \"service='api' and time >= '2026-11-01'\" -o api.svg",
-                        "  stackfold query fleet --where \"labels like '%version=1%'\" --diff-where \"labels like '%version=2%'\" -o diff.svg",
+                        "  stackfold query fleet --label service=api --label version=1 --diff-label version=2 -o diff.svg",
                         "  stackfold query fleet --top 20 --by host",
                         "  stackfold query fleet --sql \"SELECT service, count(DISTINCT profile) FROM samples GROUP BY ALL\"");
         s.addPositional(PositionalParamSpec.builder().index("0")
@@ -390,46 +390,58 @@ final class CommandSpecs {
                 .initialValue(c.dir).build());
         s.addOption(OptionSpec.builder("--where")
                 .arity("1").paramLabel("SQL").descriptionKey("")
-                .description("Which rows: an SQL condition (default all).")
+                .description("Which rows: one SQL condition (default all); statements of one's own go to --sql.")
                 .type(java.lang.String.class)
                 .setter(new Access(c, 36)).getter(new Access(c, 36))
                 .initialValue(c.where).build());
+        s.addOption(OptionSpec.builder("--label")
+                .arity("1").paramLabel("NAME=VALUE").descriptionKey("")
+                .description("Only rows with this label, matched exactly (repeatable; with --where, both hold).")
+                .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
+                .setter(new Access(c, 37)).getter(new Access(c, 37))
+                .initialValue(c.labels).build());
         s.addOption(OptionSpec.builder("--diff-where")
                 .arity("1").paramLabel("SQL").descriptionKey("")
                 .description("Rows of the 'after' side: the output is a differential profile, --where's rows before.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 37)).getter(new Access(c, 37))
+                .setter(new Access(c, 38)).getter(new Access(c, 38))
                 .initialValue(c.diffWhere).build());
+        s.addOption(OptionSpec.builder("--diff-label")
+                .arity("1").paramLabel("NAME=VALUE").descriptionKey("")
+                .description("Rows of the 'after' side carry this label (repeatable): the output is a differential profile, --label's rows before.")
+                .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
+                .setter(new Access(c, 39)).getter(new Access(c, 39))
+                .initialValue(c.diffLabels).build());
         s.addOption(OptionSpec.builder("-o",
                         "--output")
                 .arity("1").paramLabel("OUT").descriptionKey("")
                 .description("The merged profile: .svg draws a flame graph, other names pick a format like 'convert' (default folded to stdout).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 38)).getter(new Access(c, 38))
+                .setter(new Access(c, 40)).getter(new Access(c, 40))
                 .initialValue(c.output).build());
         s.addOption(OptionSpec.builder("--to")
                 .arity("1").paramLabel("FORMAT").descriptionKey("")
                 .description("Output format (default: by OUT's name, else folded).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 39)).getter(new Access(c, 39))
+                .setter(new Access(c, 41)).getter(new Access(c, 41))
                 .initialValue(c.to).build());
         s.addOption(OptionSpec.builder("--top")
                 .arity("1").paramLabel("N").descriptionKey("")
                 .description("Print the N values of --by with the most samples.")
                 .type(java.lang.Integer.class)
-                .setter(new Access(c, 40)).getter(new Access(c, 40))
+                .setter(new Access(c, 42)).getter(new Access(c, 42))
                 .initialValue(c.top).build());
         s.addOption(OptionSpec.builder("--by")
                 .arity("1").paramLabel("COLUMN").descriptionKey("")
                 .description("Column for --top: function (the leaf frame, default), host, service, date, ...")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 41)).getter(new Access(c, 41))
+                .setter(new Access(c, 43)).getter(new Access(c, 43))
                 .initialValue(c.by).build());
         s.addOption(OptionSpec.builder("--sql")
                 .arity("1").paramLabel("SQL").descriptionKey("")
                 .description("Run SQL over the view 'samples'; prints tab-separated rows.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 42)).getter(new Access(c, 42))
+                .setter(new Access(c, 44)).getter(new Access(c, 44))
                 .initialValue(c.sql).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -442,31 +454,31 @@ final class CommandSpecs {
                 .arity("1").paramLabel("P").descriptionKey("")
                 .description("pyroscope (folded to /ingest, the default), pyroscope-pprof (pprof to /ingest) or otlp (OTLP/HTTP /v1development/profiles).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 45)).getter(new Access(c, 45))
+                .setter(new Access(c, 47)).getter(new Access(c, 47))
                 .initialValue(c.protocol).build());
         s.addOption(OptionSpec.builder("--app")
                 .arity("1").paramLabel("NAME").descriptionKey("")
                 .description("Application name of the series; OTLP: service.name (default ${DEFAULT-VALUE}).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 46)).getter(new Access(c, 46))
+                .setter(new Access(c, 48)).getter(new Access(c, 48))
                 .initialValue(c.app).build());
         s.addOption(OptionSpec.builder("--attempts")
                 .arity("1").paramLabel("N").descriptionKey("")
                 .description("Tries per upload (default ${DEFAULT-VALUE}).")
                 .type(int.class)
-                .setter(new Access(c, 47)).getter(new Access(c, 47))
+                .setter(new Access(c, 49)).getter(new Access(c, 49))
                 .initialValue(c.attempts).build());
         s.addOption(OptionSpec.builder("--timeout")
                 .arity("1").paramLabel("SECONDS").descriptionKey("")
                 .description("Time each attempt may take (default ${DEFAULT-VALUE}).")
                 .type(double.class)
-                .setter(new Access(c, 48)).getter(new Access(c, 48))
+                .setter(new Access(c, 50)).getter(new Access(c, 50))
                 .initialValue(c.timeout).build());
         s.addOption(OptionSpec.builder("--gzip")
                 .arity("0").paramLabel("<gzip>").descriptionKey("")
                 .description("OTLP: send the request body gzip-compressed (Content-Encoding: gzip).")
                 .type(boolean.class)
-                .setter(new Access(c, 49)).getter(new Access(c, 49))
+                .setter(new Access(c, 51)).getter(new Access(c, 51))
                 .initialValue(c.gzip).build());
         return s;
     }
@@ -486,13 +498,13 @@ final class CommandSpecs {
                 .arity("1").paramLabel("URL").required(true).descriptionKey("")
                 .description("The server's base URL (http or https).")
                 .type(java.net.URI.class)
-                .setter(new Access(c, 43)).getter(new Access(c, 43))
+                .setter(new Access(c, 45)).getter(new Access(c, 45))
                 .initialValue(c.url).build());
         s.addPositional(PositionalParamSpec.builder().index("1..*")
                 .arity("1..*").paramLabel("IN").required(true).descriptionKey("")
                 .description("Profiles, one upload each ('-' for stdin).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 44)).getter(new Access(c, 44))
+                .setter(new Access(c, 46)).getter(new Access(c, 46))
                 .initialValue(c.inputs).build());
         c.push = new PushCommand.PushOptions();
         s.addMixin("push", mixinPushCommandPushOptions(c.push, s));
@@ -500,25 +512,25 @@ final class CommandSpecs {
                 .arity("1").paramLabel("NAME=VALUE").descriptionKey("")
                 .description("A label of the series (repeatable; OTLP: a resource attribute).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 50)).getter(new Access(c, 50))
+                .setter(new Access(c, 52)).getter(new Access(c, 52))
                 .initialValue(c.labels).build());
         s.addOption(OptionSpec.builder("--start")
                 .arity("1").paramLabel("T").descriptionKey("")
                 .description("Start of the profiled time (default: --end minus 10 s).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 51)).getter(new Access(c, 51))
+                .setter(new Access(c, 53)).getter(new Access(c, 53))
                 .initialValue(c.from).build());
         s.addOption(OptionSpec.builder("--end")
                 .arity("1").paramLabel("T").descriptionKey("")
                 .description("End of the profiled time (default now).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 52)).getter(new Access(c, 52))
+                .setter(new Access(c, 54)).getter(new Access(c, 54))
                 .initialValue(c.until).build());
         s.addOption(OptionSpec.builder("--sample-rate")
                 .arity("1").paramLabel("HZ").descriptionKey("")
                 .description("Sampling frequency (default ${DEFAULT-VALUE}).")
                 .type(int.class)
-                .setter(new Access(c, 53)).getter(new Access(c, 53))
+                .setter(new Access(c, 55)).getter(new Access(c, 55))
                 .initialValue(c.sampleRate).build());
         c.read = new ReadOptions();
         s.addMixin("read", mixinReadOptions(c.read, s));
@@ -540,20 +552,20 @@ final class CommandSpecs {
                 .arity("1..*").paramLabel("IN").required(true).descriptionKey("")
                 .description("Profiles, merged ('-' for stdin).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 54)).getter(new Access(c, 54))
+                .setter(new Access(c, 56)).getter(new Access(c, 56))
                 .initialValue(c.inputs).build());
         s.addOption(OptionSpec.builder("-o",
                         "--output")
                 .arity("1").paramLabel("OUT").descriptionKey("")
                 .description("Output file (default stdout).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 55)).getter(new Access(c, 55))
+                .setter(new Access(c, 57)).getter(new Access(c, 57))
                 .initialValue(c.output).build());
         s.addOption(OptionSpec.builder("--to")
                 .arity("1").paramLabel("FORMAT").descriptionKey("")
                 .description("Output format (default: by OUT's name, else folded).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 56)).getter(new Access(c, 56))
+                .setter(new Access(c, 58)).getter(new Access(c, 58))
                 .initialValue(c.to).build());
         c.read = new ReadOptions();
         s.addMixin("read", mixinReadOptions(c.read, s));
@@ -561,31 +573,31 @@ final class CommandSpecs {
                 .arity("1").paramLabel("none|zstd").descriptionKey("")
                 .description("Tachyon output: sample-data compression (default zstd).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 57)).getter(new Access(c, 57))
+                .setter(new Access(c, 59)).getter(new Access(c, 59))
                 .initialValue(c.compression).build());
         s.addOption(OptionSpec.builder("--tachyon-byte-order")
                 .arity("1").paramLabel("little|big").descriptionKey("")
                 .description("Tachyon output: byte order (default little).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 58)).getter(new Access(c, 58))
+                .setter(new Access(c, 60)).getter(new Access(c, 60))
                 .initialValue(c.tachyonByteOrder).build());
         s.addOption(OptionSpec.builder("--tachyon-interval")
                 .arity("1").paramLabel("MICROS").descriptionKey("")
                 .description("Tachyon output from counts: microseconds between samples (default 1000).")
                 .type(java.lang.Long.class)
-                .setter(new Access(c, 59)).getter(new Access(c, 59))
+                .setter(new Access(c, 61)).getter(new Access(c, 61))
                 .initialValue(c.tachyonInterval).build());
         s.addOption(OptionSpec.builder("--annotate")
                 .arity("0").paramLabel("<annotate>").descriptionKey("")
                 .description("Folded output: mark frame kinds where the input knows them (JFR): _[k] kernel, _[j] JIT, _[i] inlined.")
                 .type(boolean.class)
-                .setter(new Access(c, 60)).getter(new Access(c, 60))
+                .setter(new Access(c, 62)).getter(new Access(c, 62))
                 .initialValue(c.annotate).build());
         s.addOption(OptionSpec.builder("--name")
                 .arity("1").paramLabel("NAME").descriptionKey("")
                 .description("speedscope: the name written into the file (default: the first input's file name).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 61)).getter(new Access(c, 61))
+                .setter(new Access(c, 63)).getter(new Access(c, 63))
                 .initialValue(c.fileName).build());
         s.addMixin("mixinStandardHelpOptions", standardHelp());
         return s;
@@ -603,13 +615,13 @@ final class CommandSpecs {
                 .arity("1").paramLabel("FORMAT").required(true).descriptionKey("")
                 .description("Input format: perf, dtrace, jstack, gdb, go, ... or guess (see docs/collapse.md).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 62)).getter(new Access(c, 62))
+                .setter(new Access(c, 64)).getter(new Access(c, 64))
                 .initialValue(c.format).build());
         s.addPositional(PositionalParamSpec.builder().index("1")
                 .arity("1").paramLabel("IN").descriptionKey("")
                 .description("Input file (default stdin).")
                 .type(java.lang.String.class).defaultValue("-")
-                .setter(new Access(c, 63)).getter(new Access(c, 63))
+                .setter(new Access(c, 65)).getter(new Access(c, 65))
                 .initialValue(c.input).build());
         c.spec = s;
         s.addOption(OptionSpec.builder("-o",
@@ -617,13 +629,13 @@ final class CommandSpecs {
                 .arity("1").paramLabel("OUT").descriptionKey("")
                 .description("Output file (default stdout).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 64)).getter(new Access(c, 64))
+                .setter(new Access(c, 66)).getter(new Access(c, 66))
                 .initialValue(c.output).build());
         s.addOption(OptionSpec.builder("--lenient")
                 .arity("0").paramLabel("<lenient>").descriptionKey("")
                 .description("Skip lines that cannot be parsed and say how many.")
                 .type(boolean.class)
-                .setter(new Access(c, 65)).getter(new Access(c, 65))
+                .setter(new Access(c, 67)).getter(new Access(c, 67))
                 .initialValue(c.lenient).build());
         c.limit = new InputLimit();
         s.addMixin("limit", mixinInputLimit(c.limit, s));
@@ -631,190 +643,190 @@ final class CommandSpecs {
                 .arity("0").paramLabel("<perfPid>").descriptionKey("")
                 .description("perf: root frame is comm-PID. elfutils: a PID=n root frame.")
                 .type(boolean.class)
-                .setter(new Access(c, 66)).getter(new Access(c, 66))
+                .setter(new Access(c, 68)).getter(new Access(c, 68))
                 .initialValue(c.perfPid).build());
         s.addOption(OptionSpec.builder("--tid")
                 .arity("0").paramLabel("<perfTid>").descriptionKey("")
                 .description("perf: root frame is comm-PID/TID. elfutils: a TID=n frame.")
                 .type(boolean.class)
-                .setter(new Access(c, 67)).getter(new Access(c, 67))
+                .setter(new Access(c, 69)).getter(new Access(c, 69))
                 .initialValue(c.perfTid).build());
         s.addOption(OptionSpec.builder("--kernel")
                 .arity("0").paramLabel("<perfKernel>").descriptionKey("")
                 .description("perf: append _[k] to kernel frames.")
                 .type(boolean.class)
-                .setter(new Access(c, 68)).getter(new Access(c, 68))
+                .setter(new Access(c, 70)).getter(new Access(c, 70))
                 .initialValue(c.perfKernel).build());
         s.addOption(OptionSpec.builder("--jit")
                 .arity("0").paramLabel("<perfJit>").descriptionKey("")
                 .description("perf: append _[j] to JIT frames (perf-PID.map, jitted-*.so).")
                 .type(boolean.class)
-                .setter(new Access(c, 69)).getter(new Access(c, 69))
+                .setter(new Access(c, 71)).getter(new Access(c, 71))
                 .initialValue(c.perfJit).build());
         s.addOption(OptionSpec.builder("--all")
                 .arity("0").paramLabel("<perfAll>").descriptionKey("")
                 .description("perf: --kernel and --jit.")
                 .type(boolean.class)
-                .setter(new Access(c, 70)).getter(new Access(c, 70))
+                .setter(new Access(c, 72)).getter(new Access(c, 72))
                 .initialValue(c.perfAll).build());
         s.addOption(OptionSpec.builder("--addrs")
                 .arity("0").paramLabel("<perfAddrs>").descriptionKey("")
                 .description("perf: unresolved symbols show their address: [module <addr>].")
                 .type(boolean.class)
-                .setter(new Access(c, 71)).getter(new Access(c, 71))
+                .setter(new Access(c, 73)).getter(new Access(c, 73))
                 .initialValue(c.perfAddrs).build());
         s.addOption(OptionSpec.builder("--event-filter")
                 .arity("1").paramLabel("EVENT").descriptionKey("")
                 .description("perf: count only this event (default: the first event in the input).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 72)).getter(new Access(c, 72))
+                .setter(new Access(c, 74)).getter(new Access(c, 74))
                 .initialValue(c.perfEventFilter).build());
         s.addOption(OptionSpec.builder("--skip-after")
                 .arity("1").paramLabel("FUNC").descriptionKey("")
                 .description("perf: drop the callers of the first frame named FUNC, and the process root (repeatable).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 73)).getter(new Access(c, 73))
+                .setter(new Access(c, 75)).getter(new Access(c, 75))
                 .initialValue(c.perfSkipAfter).build());
         s.addOption(OptionSpec.builder("--inline")
                 .arity("0").paramLabel("<perfInline>").descriptionKey("")
                 .description("perf: add the functions inlined into each frame of an ELF file with DWARF (as addr2line -i), tagged _[i].")
                 .type(boolean.class)
-                .setter(new Access(c, 74)).getter(new Access(c, 74))
+                .setter(new Access(c, 76)).getter(new Access(c, 76))
                 .initialValue(c.perfInline).build());
         s.addOption(OptionSpec.builder("--context")
                 .arity("0").paramLabel("<perfContext>").descriptionKey("")
                 .description("perf: with --inline, add :FILE:LINE to the expanded frames.")
                 .type(boolean.class)
-                .setter(new Access(c, 75)).getter(new Access(c, 75))
+                .setter(new Access(c, 77)).getter(new Access(c, 77))
                 .initialValue(c.perfContext).build());
         s.addOption(OptionSpec.builder("--srcline")
                 .arity("0").paramLabel("<perfSrcline>").descriptionKey("")
                 .description("perf: input is 'perf script -F+srcline'; add file:line to frames.")
                 .type(boolean.class)
-                .setter(new Access(c, 76)).getter(new Access(c, 76))
+                .setter(new Access(c, 78)).getter(new Access(c, 78))
                 .initialValue(c.perfSrcline).build());
         s.addOption(OptionSpec.builder("--count-samples")
                 .arity("0").paramLabel("<perfCountSamples>").descriptionKey("")
                 .description("perf: count each sample once. By default a sample counts its period (perf script's period field: cycles, instructions...), as stackcollapse-perf.pl and inferno do.")
                 .type(boolean.class)
-                .setter(new Access(c, 77)).getter(new Access(c, 77))
+                .setter(new Access(c, 79)).getter(new Access(c, 79))
                 .initialValue(c.perfCountSamples).build());
         s.addOption(OptionSpec.builder("--perl-compat")
                 .arity("0").paramLabel("<perfPerlCompat>").descriptionKey("")
                 .description("perf: names exactly as stackcollapse-perf.pl makes them (quotes deleted, perl's argument stripping).")
                 .type(boolean.class)
-                .setter(new Access(c, 78)).getter(new Access(c, 78))
+                .setter(new Access(c, 80)).getter(new Access(c, 80))
                 .initialValue(c.perfPerlCompat).build());
         s.addOption(OptionSpec.builder("--includeoffset")
                 .arity("0").paramLabel("<includeOffset>").descriptionKey("")
                 .description("dtrace, bpftrace: keep function offsets (+0x..) except on the leaf.")
                 .type(boolean.class)
-                .setter(new Access(c, 79)).getter(new Access(c, 79))
+                .setter(new Access(c, 81)).getter(new Access(c, 81))
                 .initialValue(c.includeOffset).build());
         s.addOption(OptionSpec.builder("--no-modules")
                 .arity("0").paramLabel("<noModules>").descriptionKey("")
                 .description("sample, vtune: leave the module (library) name out of frames.")
                 .type(boolean.class)
-                .setter(new Access(c, 80)).getter(new Access(c, 80))
+                .setter(new Access(c, 82)).getter(new Access(c, 82))
                 .initialValue(c.noModules).build());
         s.addArgGroup(ArgGroupSpec.builder().exclusive(true).multiplicity("0..1").validate(true).order(-1)
                 .addArg(OptionSpec.builder("--time")
                 .arity("0").paramLabel("<time>").required(true).descriptionKey("")
                 .description("ghcprof: weigh by individual %%time, in tenths of a percent (default).")
                 .type(boolean.class)
-                .setter(new Access(c, 81)).getter(new Access(c, 81))
+                .setter(new Access(c, 83)).getter(new Access(c, 83))
                 .initialValue(null).build())
                 .addArg(OptionSpec.builder("--ticks")
                 .arity("0").paramLabel("<ticks>").required(true).descriptionKey("")
                 .description("ghcprof: weigh by individual ticks (needs a +RTS -P profile).")
                 .type(boolean.class)
-                .setter(new Access(c, 82)).getter(new Access(c, 82))
+                .setter(new Access(c, 84)).getter(new Access(c, 84))
                 .initialValue(null).build())
                 .addArg(OptionSpec.builder("--bytes")
                 .arity("0").paramLabel("<bytes>").required(true).descriptionKey("")
                 .description("ghcprof: weigh by individual bytes allocated (needs +RTS -P).")
                 .type(boolean.class)
-                .setter(new Access(c, 83)).getter(new Access(c, 83))
+                .setter(new Access(c, 85)).getter(new Access(c, 85))
                 .initialValue(null).build()).build());
         s.addOption(OptionSpec.builder("--annotations")
                 .arity("0").paramLabel("<bccAnnotations>").descriptionKey("")
                 .description("bcc: tag the kernel frames after a '-' delimiter (profile -d) with _[k], as profile -a does.")
                 .type(boolean.class)
-                .setter(new Access(c, 84)).getter(new Access(c, 84))
+                .setter(new Access(c, 86)).getter(new Access(c, 86))
                 .initialValue(c.bccAnnotations).build());
         s.addOption(OptionSpec.builder("--keep-delimiter")
                 .arity("0").paramLabel("<bccKeepDelimiter>").descriptionKey("")
                 .description("bcc: keep the '-' frame that profile -d puts between user and kernel frames.")
                 .type(boolean.class)
-                .setter(new Access(c, 85)).getter(new Access(c, 85))
+                .setter(new Access(c, 87)).getter(new Access(c, 87))
                 .initialValue(c.bccKeepDelimiter).build());
         s.addOption(OptionSpec.builder("--dedup-kernel-leaf")
                 .arity("0").paramLabel("<bccDedupKernelLeaf>").descriptionKey("")
                 .description("bcc: drop a kernel leaf frame that repeats its caller (BCC prepends the sampled IP).")
                 .type(boolean.class)
-                .setter(new Access(c, 86)).getter(new Access(c, 86))
+                .setter(new Access(c, 88)).getter(new Access(c, 88))
                 .initialValue(c.bccDedupKernelLeaf).build());
         s.addOption(OptionSpec.builder("--include-tname").negatable(true).fallbackValue("true")
                 .arity("0").paramLabel("<includeTname>").descriptionKey("")
                 .description("jstack, ibmjava: thread names as root frames (default on; --no-include-tname omits them).")
                 .type(boolean.class).defaultValue("true")
-                .setter(new Access(c, 87)).getter(new Access(c, 87))
+                .setter(new Access(c, 89)).getter(new Access(c, 89))
                 .initialValue(c.includeTname).build());
         s.addOption(OptionSpec.builder("--include-tid").negatable(true)
                 .arity("0").paramLabel("<includeTid>").descriptionKey("")
                 .description("jstack, ibmjava: keep thread ids in thread names (jstack: the -NUMBER suffix).")
                 .type(boolean.class)
-                .setter(new Access(c, 88)).getter(new Access(c, 88))
+                .setter(new Access(c, 90)).getter(new Access(c, 90))
                 .initialValue(c.includeTid).build());
         s.addOption(OptionSpec.builder("--shorten-pkgs").negatable(true)
                 .arity("0").paramLabel("<shortenPkgs>").descriptionKey("")
                 .description("jstack, ibmjava, java-exceptions: shorten package names (org.example.Foo.bar -> o.e.Foo.bar).")
                 .type(boolean.class)
-                .setter(new Access(c, 89)).getter(new Access(c, 89))
+                .setter(new Access(c, 91)).getter(new Access(c, 91))
                 .initialValue(c.shortenPkgs).build());
         s.addOption(OptionSpec.builder("--no-pkgs")
                 .arity("0").paramLabel("<noPkgs>").descriptionKey("")
                 .description("java-exceptions: leave package names out (Foo.bar).")
                 .type(boolean.class)
-                .setter(new Access(c, 90)).getter(new Access(c, 90))
+                .setter(new Access(c, 92)).getter(new Access(c, 92))
                 .initialValue(c.noPkgs).build());
         s.addOption(OptionSpec.builder("--size")
                 .arity("0").paramLabel("<vtuneMcSize>").descriptionKey("")
                 .description("vtune-mc: weigh by allocated bytes instead of allocation counts.")
                 .type(boolean.class)
-                .setter(new Access(c, 91)).getter(new Access(c, 91))
+                .setter(new Access(c, 93)).getter(new Access(c, 93))
                 .initialValue(c.vtuneMcSize).build());
         s.addOption(OptionSpec.builder("-c")
                 .arity("0").paramLabel("<xdebugCount>").descriptionKey("")
                 .description("xdebug: count calls (each leaf call once) instead of weighing by time.")
                 .type(boolean.class)
-                .setter(new Access(c, 92)).getter(new Access(c, 92))
+                .setter(new Access(c, 94)).getter(new Access(c, 94))
                 .initialValue(c.xdebugCount).build());
         s.addOption(OptionSpec.builder("-t")
                 .arity("0").paramLabel("<xdebugTime>").descriptionKey("")
                 .description("xdebug: weigh stacks by time in microseconds (the default).")
                 .type(boolean.class)
-                .setter(new Access(c, 93)).getter(new Access(c, 93))
+                .setter(new Access(c, 95)).getter(new Access(c, 95))
                 .initialValue(c.xdebugTime).build());
         s.addOption(OptionSpec.builder("--record-tid",
                         "--record_tid")
                 .arity("0").paramLabel("<schedRecordTid>").descriptionKey("")
                 .description("perf-sched: root frame comm-PID, and the waker comm-PID with the wake stack.")
                 .type(boolean.class)
-                .setter(new Access(c, 94)).getter(new Access(c, 94))
+                .setter(new Access(c, 96)).getter(new Access(c, 96))
                 .initialValue(c.schedRecordTid).build());
         s.addOption(OptionSpec.builder("--record-wake-stack",
                         "--record_wake_stack")
                 .arity("0").paramLabel("<schedRecordWakeStack>").descriptionKey("")
                 .description("perf-sched: add the waking stack (leaf first) and the waker's name above the sleeping stack.")
                 .type(boolean.class)
-                .setter(new Access(c, 95)).getter(new Access(c, 95))
+                .setter(new Access(c, 97)).getter(new Access(c, 97))
                 .initialValue(c.schedRecordWakeStack).build());
         s.addOption(OptionSpec.builder("--recurse")
                 .arity("0").paramLabel("<schedRecurse>").descriptionKey("")
                 .description("perf-sched: also the waker's own last sleeping stack, after a '-' frame (implies --record-wake-stack).")
                 .type(boolean.class)
-                .setter(new Access(c, 96)).getter(new Access(c, 96))
+                .setter(new Access(c, 98)).getter(new Access(c, 98))
                 .initialValue(c.schedRecurse).build());
         s.addMixin("mixinStandardHelpOptions", standardHelp());
         return s;
@@ -837,74 +849,74 @@ final class CommandSpecs {
                 .arity("0..*").paramLabel("IN").descriptionKey("")
                 .description("Profiles, merged ('-' or none: stdin).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 97)).getter(new Access(c, 97))
+                .setter(new Access(c, 99)).getter(new Access(c, 99))
                 .initialValue(c.inputs).build());
         s.addOption(OptionSpec.builder("-o",
                         "--output")
                 .arity("1").paramLabel("OUT").descriptionKey("")
                 .description("Output SVG (default stdout).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 98)).getter(new Access(c, 98))
+                .setter(new Access(c, 100)).getter(new Access(c, 100))
                 .initialValue(c.output).build());
         s.addOption(OptionSpec.builder("--title")
                 .arity("1").paramLabel("TEXT").descriptionKey("")
                 .description("Title (default Flame Graph / Icicle Graph / Flame Chart).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 99)).getter(new Access(c, 99))
+                .setter(new Access(c, 101)).getter(new Access(c, 101))
                 .initialValue(c.title).build());
         s.addOption(OptionSpec.builder("--subtitle")
                 .arity("1").paramLabel("TEXT").descriptionKey("")
                 .description("Second title line.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 100)).getter(new Access(c, 100))
+                .setter(new Access(c, 102)).getter(new Access(c, 102))
                 .initialValue(c.subtitle).build());
         s.addOption(OptionSpec.builder("--width")
                 .arity("1").paramLabel("PX").descriptionKey("")
                 .description("Image width (default 1200).")
                 .type(int.class)
-                .setter(new Access(c, 101)).getter(new Access(c, 101))
+                .setter(new Access(c, 103)).getter(new Access(c, 103))
                 .initialValue(c.width).build());
         s.addOption(OptionSpec.builder("--height")
                 .arity("1").paramLabel("PX").descriptionKey("")
                 .description("Height of one frame row (default 16).")
                 .type(int.class)
-                .setter(new Access(c, 102)).getter(new Access(c, 102))
+                .setter(new Access(c, 104)).getter(new Access(c, 104))
                 .initialValue(c.height).build());
         s.addOption(OptionSpec.builder("--minwidth")
                 .arity("1").paramLabel("PX|PCT%").descriptionKey("")
                 .description("Omit frames narrower than this many pixels, or this percent of the total with a %% suffix (default 0.1; inferno: 0.01%%).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 103)).getter(new Access(c, 103))
+                .setter(new Access(c, 105)).getter(new Access(c, 105))
                 .initialValue(c.minWidth).build());
         s.addOption(OptionSpec.builder("--fonttype")
                 .arity("1").paramLabel("FONT").descriptionKey("")
                 .description("Font family (default Verdana; inferno: monospace).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 104)).getter(new Access(c, 104))
+                .setter(new Access(c, 106)).getter(new Access(c, 106))
                 .initialValue(c.fontType).build());
         s.addOption(OptionSpec.builder("--fontsize")
                 .arity("1").paramLabel("N").descriptionKey("")
                 .description("Font size (default 12).")
                 .type(double.class)
-                .setter(new Access(c, 105)).getter(new Access(c, 105))
+                .setter(new Access(c, 107)).getter(new Access(c, 107))
                 .initialValue(c.fontSize).build());
         s.addOption(OptionSpec.builder("--fontwidth")
                 .arity("1").paramLabel("N").descriptionKey("")
                 .description("Average glyph width / font size, for label fitting (default 0.59).")
                 .type(double.class)
-                .setter(new Access(c, 106)).getter(new Access(c, 106))
+                .setter(new Access(c, 108)).getter(new Access(c, 108))
                 .initialValue(c.fontWidth).build());
         s.addOption(OptionSpec.builder("--countname")
                 .arity("1").paramLabel("TEXT").descriptionKey("")
                 .description("Count unit in tooltips (default samples).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 107)).getter(new Access(c, 107))
+                .setter(new Access(c, 109)).getter(new Access(c, 109))
                 .initialValue(c.countName).build());
         s.addOption(OptionSpec.builder("--nametype")
                 .arity("1").paramLabel("TEXT").descriptionKey("")
                 .description("Prefix of the details line (default 'Function:').")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 108)).getter(new Access(c, 108))
+                .setter(new Access(c, 110)).getter(new Access(c, 110))
                 .initialValue(c.nameType).build());
         s.addOption(OptionSpec.builder("-c",
                         "--colors",
@@ -912,209 +924,209 @@ final class CommandSpecs {
                 .arity("1").paramLabel("PALETTE").descriptionKey("")
                 .description("hot (default), mem, io, wakeup, chain, java, js, perl, python, rust, red, green, blue, aqua, yellow, purple, orange.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 109)).getter(new Access(c, 109))
+                .setter(new Access(c, 111)).getter(new Access(c, 111))
                 .initialValue(c.colors).build());
         s.addOption(OptionSpec.builder("--bgcolors",
                         "--bgcolor")
                 .arity("1").paramLabel("COLOR").descriptionKey("")
                 .description("Background: yellow, blue, green, grey or #rrggbb (default by palette).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 110)).getter(new Access(c, 110))
+                .setter(new Access(c, 112)).getter(new Access(c, 112))
                 .initialValue(c.bgColors).build());
         s.addOption(OptionSpec.builder("--hash")
                 .arity("0").paramLabel("<hash>").descriptionKey("")
                 .description("Colour by a hash of the name (similar names, similar colours).")
                 .type(boolean.class)
-                .setter(new Access(c, 111)).getter(new Access(c, 111))
+                .setter(new Access(c, 113)).getter(new Access(c, 113))
                 .initialValue(c.hash).build());
         s.addOption(OptionSpec.builder("--random")
                 .arity("0").paramLabel("<random>").descriptionKey("")
                 .description("Random colours.")
                 .type(boolean.class)
-                .setter(new Access(c, 112)).getter(new Access(c, 112))
+                .setter(new Access(c, 114)).getter(new Access(c, 114))
                 .initialValue(c.random).build());
         s.addOption(OptionSpec.builder("--deterministic")
                 .arity("0").paramLabel("<deterministic>").descriptionKey("")
                 .description("Colour by an FNV hash of the whole name (inferno).")
                 .type(boolean.class)
-                .setter(new Access(c, 113)).getter(new Access(c, 113))
+                .setter(new Access(c, 115)).getter(new Access(c, 115))
                 .initialValue(c.deterministic).build());
         s.addOption(OptionSpec.builder("--cp")
                 .arity("0").paramLabel("<consistentPalette>").descriptionKey("")
                 .description("Consistent palette: reuse and update palette.map in the working directory.")
                 .type(boolean.class)
-                .setter(new Access(c, 114)).getter(new Access(c, 114))
+                .setter(new Access(c, 116)).getter(new Access(c, 116))
                 .initialValue(c.consistentPalette).build());
         s.addOption(OptionSpec.builder("--palette-file")
                 .arity("1").paramLabel("FILE").descriptionKey("")
                 .description("Consistent palette kept in FILE (implies --cp).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 115)).getter(new Access(c, 115))
+                .setter(new Access(c, 117)).getter(new Access(c, 117))
                 .initialValue(c.paletteFile).build());
         s.addOption(OptionSpec.builder("--reverse")
                 .arity("0").paramLabel("<reverse>").descriptionKey("")
                 .description("Reverse every stack (leaf first): a bottom-up graph.")
                 .type(boolean.class)
-                .setter(new Access(c, 116)).getter(new Access(c, 116))
+                .setter(new Access(c, 118)).getter(new Access(c, 118))
                 .initialValue(c.reverse).build());
         s.addOption(OptionSpec.builder("-i",
                         "--inverted")
                 .arity("0").paramLabel("<inverted>").descriptionKey("")
                 .description("Icicle graph: roots at the top.")
                 .type(boolean.class)
-                .setter(new Access(c, 117)).getter(new Access(c, 117))
+                .setter(new Access(c, 119)).getter(new Access(c, 119))
                 .initialValue(c.inverted).build());
         s.addOption(OptionSpec.builder("--flamechart")
                 .arity("0").paramLabel("<flameChart>").descriptionKey("")
                 .description("Flame chart: keep input order (time) instead of sorting and merging.")
                 .type(boolean.class)
-                .setter(new Access(c, 118)).getter(new Access(c, 118))
+                .setter(new Access(c, 120)).getter(new Access(c, 120))
                 .initialValue(c.flameChart).build());
         s.addOption(OptionSpec.builder("--negate")
                 .arity("0").paramLabel("<negate>").descriptionKey("")
                 .description("Differential: swap red and blue and the delta's sign.")
                 .type(boolean.class)
-                .setter(new Access(c, 119)).getter(new Access(c, 119))
+                .setter(new Access(c, 121)).getter(new Access(c, 121))
                 .initialValue(c.negate).build());
         s.addOption(OptionSpec.builder("--factor")
                 .arity("1").paramLabel("N").descriptionKey("")
                 .description("Multiply counts shown in tooltips by N (default 1).")
                 .type(double.class)
-                .setter(new Access(c, 120)).getter(new Access(c, 120))
+                .setter(new Access(c, 122)).getter(new Access(c, 122))
                 .initialValue(c.factor).build());
         s.addOption(OptionSpec.builder("--total")
                 .arity("1").paramLabel("N").descriptionKey("")
                 .description("Draw as if the total were N (one scale for several graphs).")
                 .type(long.class)
-                .setter(new Access(c, 121)).getter(new Access(c, 121))
+                .setter(new Access(c, 123)).getter(new Access(c, 123))
                 .initialValue(c.total).build());
         s.addOption(OptionSpec.builder("--nameattr")
                 .arity("1").paramLabel("FILE").descriptionKey("")
                 .description("Per-function SVG attributes (name<TAB>key=value...).")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 122)).getter(new Access(c, 122))
+                .setter(new Access(c, 124)).getter(new Access(c, 124))
                 .initialValue(c.nameAttr).build());
         s.addOption(OptionSpec.builder("--encoding")
                 .arity("1").paramLabel("NAME").descriptionKey("")
                 .description("encoding attribute of the XML declaration.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 123)).getter(new Access(c, 123))
+                .setter(new Access(c, 125)).getter(new Access(c, 125))
                 .initialValue(c.encoding).build());
         s.addOption(OptionSpec.builder("--notes")
                 .arity("1").paramLabel("TEXT").descriptionKey("")
                 .description("Text kept in an XML comment.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 124)).getter(new Access(c, 124))
+                .setter(new Access(c, 126)).getter(new Access(c, 126))
                 .initialValue(c.notes).build());
         s.addOption(OptionSpec.builder("--search-color")
                 .arity("1").paramLabel("#RRGGBB").descriptionKey("")
                 .description("Search highlight (default #e600e6).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 125)).getter(new Access(c, 125))
+                .setter(new Access(c, 127)).getter(new Access(c, 127))
                 .initialValue(c.searchColor).build());
         s.addOption(OptionSpec.builder("--stroke-color")
                 .arity("1").paramLabel("#RRGGBB|none").descriptionKey("")
                 .description("Outline of every frame (default none).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 126)).getter(new Access(c, 126))
+                .setter(new Access(c, 128)).getter(new Access(c, 128))
                 .initialValue(c.strokeColor).build());
         s.addOption(OptionSpec.builder("--uicolor")
                 .arity("1").paramLabel("#RRGGBB").descriptionKey("")
                 .description("Colour of the title, details and buttons (default #000000).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 127)).getter(new Access(c, 127))
+                .setter(new Access(c, 129)).getter(new Access(c, 129))
                 .initialValue(c.uiColor).build());
         s.addOption(OptionSpec.builder("--truncate-text-right")
                 .arity("0").paramLabel("<truncateRight>").descriptionKey("")
                 .description("Labels that do not fit lose their end when zoomed (default: perl right, inferno left).")
                 .type(boolean.class)
-                .setter(new Access(c, 128)).getter(new Access(c, 128))
+                .setter(new Access(c, 130)).getter(new Access(c, 130))
                 .initialValue(c.truncateRight).build());
         s.addOption(OptionSpec.builder("--base")
                 .arity("1").paramLabel("SYMBOL").descriptionKey("")
                 .description("Keep stacks through SYMBOL, cut so it is the root (repeatable).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 129)).getter(new Access(c, 129))
+                .setter(new Access(c, 131)).getter(new Access(c, 131))
                 .initialValue(c.base).build());
         s.addOption(OptionSpec.builder("--colordiffusion")
                 .arity("0").paramLabel("<colorDiffusion>").descriptionKey("")
                 .description("Colour by width: wider frames redder (inferno).")
                 .type(boolean.class)
-                .setter(new Access(c, 130)).getter(new Access(c, 130))
+                .setter(new Access(c, 132)).getter(new Access(c, 132))
                 .initialValue(c.colorDiffusion).build());
         s.addOption(OptionSpec.builder("--sort")
                 .arity("1").paramLabel("name|weight").descriptionKey("")
                 .description("Sibling order: name (default, as flamegraph.pl) or weight (heaviest first).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 131)).getter(new Access(c, 131))
+                .setter(new Access(c, 133)).getter(new Access(c, 133))
                 .initialValue(c.sort).build());
         s.addOption(OptionSpec.builder("--zoom-percent")
                 .arity("0").paramLabel("<zoomPercent>").descriptionKey("")
                 .description("Tooltips also give percentages relative to the zoomed frame.")
                 .type(boolean.class)
-                .setter(new Access(c, 132)).getter(new Access(c, 132))
+                .setter(new Access(c, 134)).getter(new Access(c, 134))
                 .initialValue(c.zoomPercent).build());
         s.addOption(OptionSpec.builder("--fluid")
                 .arity("0").paramLabel("<fluid>").descriptionKey("")
                 .description("In a browser, fit the graph to the window width and re-lay it out on resize.")
                 .type(boolean.class)
-                .setter(new Access(c, 133)).getter(new Access(c, 133))
+                .setter(new Access(c, 135)).getter(new Access(c, 135))
                 .initialValue(c.fluid).build());
         s.addOption(OptionSpec.builder("--compat")
                 .arity("1").paramLabel("perl|inferno").descriptionKey("")
                 .description("Follow flamegraph.pl (default) or inferno where they differ.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 134)).getter(new Access(c, 134))
+                .setter(new Access(c, 136)).getter(new Access(c, 136))
                 .initialValue(c.compat).build());
         s.addOption(OptionSpec.builder("--no-javascript")
                 .arity("0").paramLabel("<noJavascript>").descriptionKey("")
                 .description("Leave out the script (static SVG).")
                 .type(boolean.class)
-                .setter(new Access(c, 135)).getter(new Access(c, 135))
+                .setter(new Access(c, 137)).getter(new Access(c, 137))
                 .initialValue(c.noJavascript).build());
         s.addOption(OptionSpec.builder("--pretty-xml")
                 .arity("0").paramLabel("<prettyXml>").descriptionKey("")
                 .description("Indent the frame elements.")
                 .type(boolean.class)
-                .setter(new Access(c, 136)).getter(new Access(c, 136))
+                .setter(new Access(c, 138)).getter(new Access(c, 138))
                 .initialValue(c.prettyXml).build());
         s.addOption(OptionSpec.builder("--no-sort")
                 .arity("0").paramLabel("<noSort>").descriptionKey("")
                 .description("inferno: promise the input is sorted; unsorted lines are an error (the graph is the same).")
                 .type(boolean.class)
-                .setter(new Access(c, 137)).getter(new Access(c, 137))
+                .setter(new Access(c, 139)).getter(new Access(c, 139))
                 .initialValue(c.noSort).build());
         s.addOption(OptionSpec.builder("--diff")
                 .arity("0").paramLabel("<diff>").descriptionKey("")
                 .description("Two inputs, BEFORE and AFTER: draw AFTER coloured by the change.")
                 .type(boolean.class)
-                .setter(new Access(c, 138)).getter(new Access(c, 138))
+                .setter(new Access(c, 140)).getter(new Access(c, 140))
                 .initialValue(c.diff).build());
         s.addOption(OptionSpec.builder("-n",
                         "--normalize")
                 .arity("0").paramLabel("<normalize>").descriptionKey("")
                 .description("Differential: scale BEFORE to AFTER's total first.")
                 .type(boolean.class)
-                .setter(new Access(c, 139)).getter(new Access(c, 139))
+                .setter(new Access(c, 141)).getter(new Access(c, 141))
                 .initialValue(c.normalize).build());
         s.addOption(OptionSpec.builder("-s",
                         "--strip-hex")
                 .arity("0").paramLabel("<stripHex>").descriptionKey("")
                 .description("With --diff: replace hex addresses before matching stacks.")
                 .type(boolean.class)
-                .setter(new Access(c, 140)).getter(new Access(c, 140))
+                .setter(new Access(c, 142)).getter(new Access(c, 142))
                 .initialValue(c.stripHex).build());
         s.addOption(OptionSpec.builder("--lenient").negatable(true).fallbackValue("true")
                 .arity("0").paramLabel("<lenient>").descriptionKey("")
                 .description("Skip bad lines with a warning (default, as flamegraph.pl); --no-lenient fails on them.")
                 .type(boolean.class).defaultValue("true")
-                .setter(new Access(c, 141)).getter(new Access(c, 141))
+                .setter(new Access(c, 143)).getter(new Access(c, 143))
                 .initialValue(c.lenient).build());
         s.addOption(OptionSpec.builder("--from")
                 .arity("1").paramLabel("FORMAT").descriptionKey("")
                 .description("Input format when neither content nor name tells.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 142)).getter(new Access(c, 142))
+                .setter(new Access(c, 144)).getter(new Access(c, 144))
                 .initialValue(c.from).build());
         c.formats = new InputOptions();
         s.addMixin("formats", mixinInputOptions(c.formats, s));
@@ -1123,14 +1135,14 @@ final class CommandSpecs {
                 .arity("0").paramLabel("<quiet>").descriptionKey("")
                 .description("No warnings (errors still go to stderr).")
                 .type(boolean.class)
-                .setter(new Access(c, 143)).getter(new Access(c, 143))
+                .setter(new Access(c, 145)).getter(new Access(c, 145))
                 .initialValue(c.quiet).build());
         s.addOption(OptionSpec.builder("-v",
                         "--verbose")
                 .arity("0").paramLabel("<verbose>").hidden(true).descriptionKey("")
                 .description("Accepted for inferno compatibility.")
                 .type(boolean[].class).auxiliaryTypes(boolean.class)
-                .setter(new Access(c, 144)).getter(new Access(c, 144))
+                .setter(new Access(c, 146)).getter(new Access(c, 146))
                 .initialValue(c.verbose).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -1153,63 +1165,63 @@ final class CommandSpecs {
                 .arity("0..*").paramLabel("IN").descriptionKey("")
                 .description("Profiles, merged ('-' or none: stdin).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 145)).getter(new Access(c, 145))
+                .setter(new Access(c, 147)).getter(new Access(c, 147))
                 .initialValue(c.inputs).build());
         s.addOption(OptionSpec.builder("-o",
                         "--output")
                 .arity("1").paramLabel("OUT.html").descriptionKey("")
                 .description("Output HTML (default stdout).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 146)).getter(new Access(c, 146))
+                .setter(new Access(c, 148)).getter(new Access(c, 148))
                 .initialValue(c.output).build());
         s.addOption(OptionSpec.builder("--title")
                 .arity("1").paramLabel("TEXT").descriptionKey("")
                 .description("Page title (default: the input names).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 147)).getter(new Access(c, 147))
+                .setter(new Access(c, 149)).getter(new Access(c, 149))
                 .initialValue(c.title).build());
         s.addOption(OptionSpec.builder("--diff")
                 .arity("0").paramLabel("<diff>").descriptionKey("")
                 .description("Two inputs, BEFORE AFTER: the differential view.")
                 .type(boolean.class)
-                .setter(new Access(c, 148)).getter(new Access(c, 148))
+                .setter(new Access(c, 150)).getter(new Access(c, 150))
                 .initialValue(c.diff).build());
         s.addOption(OptionSpec.builder("-n",
                         "--normalize")
                 .arity("0").paramLabel("<normalize>").descriptionKey("")
                 .description("With --diff: scale BEFORE to AFTER's total first.")
                 .type(boolean.class)
-                .setter(new Access(c, 149)).getter(new Access(c, 149))
+                .setter(new Access(c, 151)).getter(new Access(c, 151))
                 .initialValue(c.normalize).build());
         s.addOption(OptionSpec.builder("--from")
                 .arity("1").paramLabel("FORMAT").descriptionKey("")
                 .description("Input format when neither content nor name tells.")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 150)).getter(new Access(c, 150))
+                .setter(new Access(c, 152)).getter(new Access(c, 152))
                 .initialValue(c.from).build());
         s.addOption(OptionSpec.builder("--lenient")
                 .arity("0").paramLabel("<lenient>").descriptionKey("")
                 .description("Skip bad lines and say how many.")
                 .type(boolean.class)
-                .setter(new Access(c, 151)).getter(new Access(c, 151))
+                .setter(new Access(c, 153)).getter(new Access(c, 153))
                 .initialValue(c.lenient).build());
         s.addOption(OptionSpec.builder("--no-timeline")
                 .arity("0").paramLabel("<noTimeline>").descriptionKey("")
                 .description("Leave out the samples' order (smaller file; no time order view).")
                 .type(boolean.class)
-                .setter(new Access(c, 152)).getter(new Access(c, 152))
+                .setter(new Access(c, 154)).getter(new Access(c, 154))
                 .initialValue(c.noTimeline).build());
         s.addOption(OptionSpec.builder("--serve")
                 .arity("0").paramLabel("<serve>").descriptionKey("")
                 .description("Serve the page on http://127.0.0.1 (loopback only) until interrupted.")
                 .type(boolean.class)
-                .setter(new Access(c, 153)).getter(new Access(c, 153))
+                .setter(new Access(c, 155)).getter(new Access(c, 155))
                 .initialValue(c.serve).build());
         s.addOption(OptionSpec.builder("--port")
                 .arity("1").paramLabel("N").descriptionKey("")
                 .description("Port for --serve (default: any free one).")
                 .type(int.class)
-                .setter(new Access(c, 154)).getter(new Access(c, 154))
+                .setter(new Access(c, 156)).getter(new Access(c, 156))
                 .initialValue(c.port).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -1268,105 +1280,105 @@ final class CommandSpecs {
                 .arity("1").paramLabel("HZ").descriptionKey("")
                 .description("Samples a second on each CPU (default ${DEFAULT-VALUE}).")
                 .type(int.class)
-                .setter(new Access(c, 155)).getter(new Access(c, 155))
+                .setter(new Access(c, 157)).getter(new Access(c, 157))
                 .initialValue(c.frequency).build());
         s.addOption(OptionSpec.builder("-d",
                         "--duration")
                 .arity("1").paramLabel("SECONDS").descriptionKey("")
                 .description("Stop after this long (default: until Ctrl-C, or until the processes exit).")
                 .type(double.class)
-                .setter(new Access(c, 156)).getter(new Access(c, 156))
+                .setter(new Access(c, 158)).getter(new Access(c, 158))
                 .initialValue(c.seconds).build());
         s.addOption(OptionSpec.builder("-p",
                         "--pid")
                 .arity("1").paramLabel("PID").descriptionKey("")
                 .description("Record only these processes.")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.Integer.class).splitRegex(",")
-                .setter(new Access(c, 157)).getter(new Access(c, 157))
+                .setter(new Access(c, 159)).getter(new Access(c, 159))
                 .initialValue(c.pids).build());
         s.addOption(OptionSpec.builder("-o",
                         "--output")
                 .arity("1").paramLabel("OUT").descriptionKey("")
                 .description("Output file (default: folded on stdout).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 158)).getter(new Access(c, 158))
+                .setter(new Access(c, 160)).getter(new Access(c, 160))
                 .initialValue(c.output).build());
         s.addOption(OptionSpec.builder("--to")
                 .arity("1").paramLabel("FORMAT").descriptionKey("")
                 .description("Output format (default: by OUT's name, else folded).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 159)).getter(new Access(c, 159))
+                .setter(new Access(c, 161)).getter(new Access(c, 161))
                 .initialValue(c.to).build());
         s.addOption(OptionSpec.builder("-U",
                         "--user-only")
                 .arity("0").paramLabel("<userOnly>").descriptionKey("")
                 .description("User stacks only.")
                 .type(boolean.class)
-                .setter(new Access(c, 160)).getter(new Access(c, 160))
+                .setter(new Access(c, 162)).getter(new Access(c, 162))
                 .initialValue(c.userOnly).build());
         s.addOption(OptionSpec.builder("-K",
                         "--kernel-only")
                 .arity("0").paramLabel("<kernelOnly>").descriptionKey("")
                 .description("Kernel stacks only.")
                 .type(boolean.class)
-                .setter(new Access(c, 161)).getter(new Access(c, 161))
+                .setter(new Access(c, 163)).getter(new Access(c, 163))
                 .initialValue(c.kernelOnly).build());
         s.addOption(OptionSpec.builder("-I",
                         "--include-idle")
                 .arity("0").paramLabel("<includeIdle>").descriptionKey("")
                 .description("Keep the idle tasks' samples (pid 0, swapper/N).")
                 .type(boolean.class)
-                .setter(new Access(c, 162)).getter(new Access(c, 162))
+                .setter(new Access(c, 164)).getter(new Access(c, 164))
                 .initialValue(c.includeIdle).build());
         s.addOption(OptionSpec.builder("--per-thread")
                 .arity("0").paramLabel("<perThread>").descriptionKey("")
                 .description("One root per thread, comm-PID/TID, instead of one per thread name.")
                 .type(boolean.class)
-                .setter(new Access(c, 163)).getter(new Access(c, 163))
+                .setter(new Access(c, 165)).getter(new Access(c, 165))
                 .initialValue(c.perThread).build());
         s.addOption(OptionSpec.builder("--delimited")
                 .arity("0").paramLabel("<delimited>").descriptionKey("")
                 .description("A '-' frame between user and kernel frames (BCC profile -d).")
                 .type(boolean.class)
-                .setter(new Access(c, 164)).getter(new Access(c, 164))
+                .setter(new Access(c, 166)).getter(new Access(c, 166))
                 .initialValue(c.delimited).build());
         s.addOption(OptionSpec.builder("-a",
                         "--annotate")
                 .arity("0").paramLabel("<annotate>").descriptionKey("")
                 .description("Append _[k] to kernel frames (BCC profile -a).")
                 .type(boolean.class)
-                .setter(new Access(c, 165)).getter(new Access(c, 165))
+                .setter(new Access(c, 167)).getter(new Access(c, 167))
                 .initialValue(c.annotate).build());
         s.addOption(OptionSpec.builder("--stack-storage")
                 .arity("1").paramLabel("N").descriptionKey("")
                 .description("Entries of each of the two stack maps (default 16384, as BCC).")
                 .type(int.class)
-                .setter(new Access(c, 166)).getter(new Access(c, 166))
+                .setter(new Access(c, 168)).getter(new Access(c, 168))
                 .initialValue(c.stackStorage).build());
         s.addOption(OptionSpec.builder("--inline")
                 .arity("0").paramLabel("<inline>").descriptionKey("")
                 .description("Add frames the compiler inlined (from DWARF debug info; costs CPU).")
                 .type(boolean.class)
-                .setter(new Access(c, 167)).getter(new Access(c, 167))
+                .setter(new Access(c, 169)).getter(new Access(c, 169))
                 .initialValue(c.inline).build());
         s.addOption(OptionSpec.builder("--jvm-attach")
                 .arity("0").paramLabel("<jvmAttach>").descriptionKey("")
                 .description("Also start the attach listener of JVMs the recording did not start (SIGQUIT),",
                         "for their perf maps. Default: only JVMs whose listener already runs, and the recorded command's (docs/record.md).")
                 .type(boolean.class)
-                .setter(new Access(c, 168)).getter(new Access(c, 168))
+                .setter(new Access(c, 170)).getter(new Access(c, 170))
                 .initialValue(c.jvmAttach).build());
         s.addOption(OptionSpec.builder("--bpf-stats")
                 .arity("0").paramLabel("<bpfStats>").descriptionKey("")
                 .description("Time the BPF program in the kernel and report its cost a sample.")
                 .type(boolean.class)
-                .setter(new Access(c, 169)).getter(new Access(c, 169))
+                .setter(new Access(c, 171)).getter(new Access(c, 171))
                 .initialValue(c.bpfStats).build());
         s.addOption(OptionSpec.builder("--store")
                 .arity("1").paramLabel("DIR").descriptionKey("")
                 .description("Also add the profile to this fleet table (docs/fleet.md), stamped with the recording's start time.")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 170)).getter(new Access(c, 170))
+                .setter(new Access(c, 172)).getter(new Access(c, 172))
                 .initialValue(c.store).build());
         c.push = new RecordPush();
         s.addMixin("push", mixinRecordPush(c.push, s));
@@ -1374,13 +1386,13 @@ final class CommandSpecs {
                 .arity("1").paramLabel("NAME=VALUE").descriptionKey("")
                 .description("A label for --store and --push (repeatable). --store's default host: this machine's name; default service: the command's name, else the first process's, else 'system'.")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 171)).getter(new Access(c, 171))
+                .setter(new Access(c, 173)).getter(new Access(c, 173))
                 .initialValue(c.labels).build());
         s.addPositional(PositionalParamSpec.builder().index("*")
                 .arity("0..*").paramLabel("COMMAND").descriptionKey("")
                 .description("A command to run and record, after --.")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 172)).getter(new Access(c, 172))
+                .setter(new Access(c, 174)).getter(new Access(c, 174))
                 .initialValue(c.command).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -1404,92 +1416,92 @@ final class CommandSpecs {
                 .arity("1").paramLabel("PID").descriptionKey("")
                 .description("Addresses of this live process (root for other users' processes).")
                 .type(java.lang.Integer.class)
-                .setter(new Access(c, 173)).getter(new Access(c, 173))
+                .setter(new Access(c, 175)).getter(new Access(c, 175))
                 .initialValue(c.pid).build());
         s.addOption(OptionSpec.builder("--elf")
                 .arity("1").paramLabel("FILE").descriptionKey("")
                 .description("Virtual addresses of this ELF file (as addr2line -e takes them).")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 174)).getter(new Access(c, 174))
+                .setter(new Access(c, 176)).getter(new Access(c, 176))
                 .initialValue(c.elf).build());
         s.addOption(OptionSpec.builder("--kernel")
                 .arity("0").paramLabel("<kernel>").descriptionKey("")
                 .description("Kernel addresses (/proc/kallsyms).")
                 .type(boolean.class)
-                .setter(new Access(c, 175)).getter(new Access(c, 175))
+                .setter(new Access(c, 177)).getter(new Access(c, 177))
                 .initialValue(c.kernel).build());
         s.addOption(OptionSpec.builder("--maps")
                 .arity("1").paramLabel("FILE").descriptionKey("")
                 .description("A saved /proc/PID/maps of the process the addresses come from.")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 176)).getter(new Access(c, 176))
+                .setter(new Access(c, 178)).getter(new Access(c, 178))
                 .initialValue(c.maps).build());
         s.addOption(OptionSpec.builder("--perf-map")
                 .arity("1").paramLabel("FILE").descriptionKey("")
                 .description("With --maps: the JIT's perf map (/tmp/perf-PID.map).")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 177)).getter(new Access(c, 177))
+                .setter(new Access(c, 179)).getter(new Access(c, 179))
                 .initialValue(c.perfMap).build());
         s.addOption(OptionSpec.builder("--folded")
                 .arity("1").paramLabel("IN").descriptionKey("")
                 .description("Rewrite folded stacks whose frames are 0x addresses ('-' for stdin).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 178)).getter(new Access(c, 178))
+                .setter(new Access(c, 180)).getter(new Access(c, 180))
                 .initialValue(c.folded).build());
         s.addOption(OptionSpec.builder("--format")
                 .arity("1").paramLabel("frames|addr2line").descriptionKey("")
                 .description("frames (default): one line per frame; addr2line: exactly addr2line -a -f -i -C -p (with --elf).")
                 .type(org.stackfold.cli.SymbolizeCommand.Format.class)
-                .setter(new Access(c, 179)).getter(new Access(c, 179))
+                .setter(new Access(c, 181)).getter(new Access(c, 181))
                 .initialValue(c.format).build());
         s.addOption(OptionSpec.builder("--raw-names")
                 .arity("0").paramLabel("<rawNames>").descriptionKey("")
                 .description("Keep linkage names (no C++/Rust demangling).")
                 .type(boolean.class)
-                .setter(new Access(c, 180)).getter(new Access(c, 180))
+                .setter(new Access(c, 182)).getter(new Access(c, 182))
                 .initialValue(c.rawNames).build());
         s.addOption(OptionSpec.builder("--strip-params")
                 .arity("0").paramLabel("<stripParams>").descriptionKey("")
                 .description("Drop C++ parameter lists from demangled names.")
                 .type(boolean.class)
-                .setter(new Access(c, 181)).getter(new Access(c, 181))
+                .setter(new Access(c, 183)).getter(new Access(c, 183))
                 .initialValue(c.stripParams).build());
         s.addOption(OptionSpec.builder("--no-inline")
                 .arity("0").paramLabel("<noInline>").descriptionKey("")
                 .description("No inlined frames.")
                 .type(boolean.class)
-                .setter(new Access(c, 182)).getter(new Access(c, 182))
+                .setter(new Access(c, 184)).getter(new Access(c, 184))
                 .initialValue(c.noInline).build());
         s.addOption(OptionSpec.builder("--no-lines")
                 .arity("0").paramLabel("<noLines>").descriptionKey("")
                 .description("No source files and lines.")
                 .type(boolean.class)
-                .setter(new Access(c, 183)).getter(new Access(c, 183))
+                .setter(new Access(c, 185)).getter(new Access(c, 185))
                 .initialValue(c.noLines).build());
         s.addOption(OptionSpec.builder("--no-jvm-perf-map")
                 .arity("0").paramLabel("<noJvmPerfMap>").descriptionKey("")
                 .description("Do not ask a JVM target to write its perf map (jcmd PID Compiler.perfmap).")
                 .type(boolean.class)
-                .setter(new Access(c, 184)).getter(new Access(c, 184))
+                .setter(new Access(c, 186)).getter(new Access(c, 186))
                 .initialValue(c.noJvmPerfMap).build());
         s.addOption(OptionSpec.builder("--annotate")
                 .arity("0").paramLabel("<annotate>").descriptionKey("")
                 .description("With --folded: suffix kernel frames _[k], inlined _[i], JIT _[j].")
                 .type(boolean.class)
-                .setter(new Access(c, 185)).getter(new Access(c, 185))
+                .setter(new Access(c, 187)).getter(new Access(c, 187))
                 .initialValue(c.annotate).build());
         s.addOption(OptionSpec.builder("-o",
                         "--output")
                 .arity("1").paramLabel("OUT").descriptionKey("")
                 .description("Output file (default stdout).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 186)).getter(new Access(c, 186))
+                .setter(new Access(c, 188)).getter(new Access(c, 188))
                 .initialValue(c.output).build());
         s.addPositional(PositionalParamSpec.builder().index("*")
                 .arity("0..*").paramLabel("ADDR").descriptionKey("")
                 .description("Addresses (hexadecimal).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 187)).getter(new Access(c, 187))
+                .setter(new Access(c, 189)).getter(new Access(c, 189))
                 .initialValue(c.addresses).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -1511,20 +1523,20 @@ final class CommandSpecs {
                 .arity("1").paramLabel("OUT.svg").descriptionKey("")
                 .description("Flame graph file (default ${DEFAULT-VALUE}).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 188)).getter(new Access(c, 188))
+                .setter(new Access(c, 190)).getter(new Access(c, 190))
                 .initialValue(c.output).build());
         s.addOption(OptionSpec.builder("--bundled")
                 .arity("0").paramLabel("<bundled>").descriptionKey("")
                 .description("Use the bundled example even where recording is possible.")
                 .type(boolean.class)
-                .setter(new Access(c, 189)).getter(new Access(c, 189))
+                .setter(new Access(c, 191)).getter(new Access(c, 191))
                 .initialValue(c.bundled).build());
         s.addOption(OptionSpec.builder("-d",
                         "--duration")
                 .arity("1").paramLabel("SECONDS").descriptionKey("")
                 .description("How long to record (default ${DEFAULT-VALUE}).")
                 .type(double.class)
-                .setter(new Access(c, 190)).getter(new Access(c, 190))
+                .setter(new Access(c, 192)).getter(new Access(c, 192))
                 .initialValue(c.seconds).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -1619,164 +1631,166 @@ final class CommandSpecs {
                 case 34 -> ((StoreCommand) target).time;
                 case 35 -> ((QueryCommand) target).dir;
                 case 36 -> ((QueryCommand) target).where;
-                case 37 -> ((QueryCommand) target).diffWhere;
-                case 38 -> ((QueryCommand) target).output;
-                case 39 -> ((QueryCommand) target).to;
-                case 40 -> ((QueryCommand) target).top;
-                case 41 -> ((QueryCommand) target).by;
-                case 42 -> ((QueryCommand) target).sql;
-                case 43 -> ((PushCommand) target).url;
-                case 44 -> ((PushCommand) target).inputs;
-                case 45 -> ((PushCommand.PushOptions) target).protocol;
-                case 46 -> ((PushCommand.PushOptions) target).app;
-                case 47 -> ((PushCommand.PushOptions) target).attempts;
-                case 48 -> ((PushCommand.PushOptions) target).timeout;
-                case 49 -> ((PushCommand.PushOptions) target).gzip;
-                case 50 -> ((PushCommand) target).labels;
-                case 51 -> ((PushCommand) target).from;
-                case 52 -> ((PushCommand) target).until;
-                case 53 -> ((PushCommand) target).sampleRate;
-                case 54 -> ((ConvertCommand) target).inputs;
-                case 55 -> ((ConvertCommand) target).output;
-                case 56 -> ((ConvertCommand) target).to;
-                case 57 -> ((ConvertCommand) target).compression;
-                case 58 -> ((ConvertCommand) target).tachyonByteOrder;
-                case 59 -> ((ConvertCommand) target).tachyonInterval;
-                case 60 -> ((ConvertCommand) target).annotate;
-                case 61 -> ((ConvertCommand) target).fileName;
-                case 62 -> ((CollapseCommand) target).format;
-                case 63 -> ((CollapseCommand) target).input;
-                case 64 -> ((CollapseCommand) target).output;
-                case 65 -> ((CollapseCommand) target).lenient;
-                case 66 -> ((CollapseCommand) target).perfPid;
-                case 67 -> ((CollapseCommand) target).perfTid;
-                case 68 -> ((CollapseCommand) target).perfKernel;
-                case 69 -> ((CollapseCommand) target).perfJit;
-                case 70 -> ((CollapseCommand) target).perfAll;
-                case 71 -> ((CollapseCommand) target).perfAddrs;
-                case 72 -> ((CollapseCommand) target).perfEventFilter;
-                case 73 -> ((CollapseCommand) target).perfSkipAfter;
-                case 74 -> ((CollapseCommand) target).perfInline;
-                case 75 -> ((CollapseCommand) target).perfContext;
-                case 76 -> ((CollapseCommand) target).perfSrcline;
-                case 77 -> ((CollapseCommand) target).perfCountSamples;
-                case 78 -> ((CollapseCommand) target).perfPerlCompat;
-                case 79 -> ((CollapseCommand) target).includeOffset;
-                case 80 -> ((CollapseCommand) target).noModules;
-                case 81 -> ((CollapseCommand) target).ghcSource == null ? false : ((CollapseCommand) target).ghcSource.time;
-                case 82 -> ((CollapseCommand) target).ghcSource == null ? false : ((CollapseCommand) target).ghcSource.ticks;
-                case 83 -> ((CollapseCommand) target).ghcSource == null ? false : ((CollapseCommand) target).ghcSource.bytes;
-                case 84 -> ((CollapseCommand) target).bccAnnotations;
-                case 85 -> ((CollapseCommand) target).bccKeepDelimiter;
-                case 86 -> ((CollapseCommand) target).bccDedupKernelLeaf;
-                case 87 -> ((CollapseCommand) target).includeTname;
-                case 88 -> ((CollapseCommand) target).includeTid;
-                case 89 -> ((CollapseCommand) target).shortenPkgs;
-                case 90 -> ((CollapseCommand) target).noPkgs;
-                case 91 -> ((CollapseCommand) target).vtuneMcSize;
-                case 92 -> ((CollapseCommand) target).xdebugCount;
-                case 93 -> ((CollapseCommand) target).xdebugTime;
-                case 94 -> ((CollapseCommand) target).schedRecordTid;
-                case 95 -> ((CollapseCommand) target).schedRecordWakeStack;
-                case 96 -> ((CollapseCommand) target).schedRecurse;
-                case 97 -> ((FlamegraphCommand) target).inputs;
-                case 98 -> ((FlamegraphCommand) target).output;
-                case 99 -> ((FlamegraphCommand) target).title;
-                case 100 -> ((FlamegraphCommand) target).subtitle;
-                case 101 -> ((FlamegraphCommand) target).width;
-                case 102 -> ((FlamegraphCommand) target).height;
-                case 103 -> ((FlamegraphCommand) target).minWidth;
-                case 104 -> ((FlamegraphCommand) target).fontType;
-                case 105 -> ((FlamegraphCommand) target).fontSize;
-                case 106 -> ((FlamegraphCommand) target).fontWidth;
-                case 107 -> ((FlamegraphCommand) target).countName;
-                case 108 -> ((FlamegraphCommand) target).nameType;
-                case 109 -> ((FlamegraphCommand) target).colors;
-                case 110 -> ((FlamegraphCommand) target).bgColors;
-                case 111 -> ((FlamegraphCommand) target).hash;
-                case 112 -> ((FlamegraphCommand) target).random;
-                case 113 -> ((FlamegraphCommand) target).deterministic;
-                case 114 -> ((FlamegraphCommand) target).consistentPalette;
-                case 115 -> ((FlamegraphCommand) target).paletteFile;
-                case 116 -> ((FlamegraphCommand) target).reverse;
-                case 117 -> ((FlamegraphCommand) target).inverted;
-                case 118 -> ((FlamegraphCommand) target).flameChart;
-                case 119 -> ((FlamegraphCommand) target).negate;
-                case 120 -> ((FlamegraphCommand) target).factor;
-                case 121 -> ((FlamegraphCommand) target).total;
-                case 122 -> ((FlamegraphCommand) target).nameAttr;
-                case 123 -> ((FlamegraphCommand) target).encoding;
-                case 124 -> ((FlamegraphCommand) target).notes;
-                case 125 -> ((FlamegraphCommand) target).searchColor;
-                case 126 -> ((FlamegraphCommand) target).strokeColor;
-                case 127 -> ((FlamegraphCommand) target).uiColor;
-                case 128 -> ((FlamegraphCommand) target).truncateRight;
-                case 129 -> ((FlamegraphCommand) target).base;
-                case 130 -> ((FlamegraphCommand) target).colorDiffusion;
-                case 131 -> ((FlamegraphCommand) target).sort;
-                case 132 -> ((FlamegraphCommand) target).zoomPercent;
-                case 133 -> ((FlamegraphCommand) target).fluid;
-                case 134 -> ((FlamegraphCommand) target).compat;
-                case 135 -> ((FlamegraphCommand) target).noJavascript;
-                case 136 -> ((FlamegraphCommand) target).prettyXml;
-                case 137 -> ((FlamegraphCommand) target).noSort;
-                case 138 -> ((FlamegraphCommand) target).diff;
-                case 139 -> ((FlamegraphCommand) target).normalize;
-                case 140 -> ((FlamegraphCommand) target).stripHex;
-                case 141 -> ((FlamegraphCommand) target).lenient;
-                case 142 -> ((FlamegraphCommand) target).from;
-                case 143 -> ((FlamegraphCommand) target).quiet;
-                case 144 -> ((FlamegraphCommand) target).verbose;
-                case 145 -> ((ViewCommand) target).inputs;
-                case 146 -> ((ViewCommand) target).output;
-                case 147 -> ((ViewCommand) target).title;
-                case 148 -> ((ViewCommand) target).diff;
-                case 149 -> ((ViewCommand) target).normalize;
-                case 150 -> ((ViewCommand) target).from;
-                case 151 -> ((ViewCommand) target).lenient;
-                case 152 -> ((ViewCommand) target).noTimeline;
-                case 153 -> ((ViewCommand) target).serve;
-                case 154 -> ((ViewCommand) target).port;
-                case 155 -> ((RecordCommand) target).frequency;
-                case 156 -> ((RecordCommand) target).seconds;
-                case 157 -> ((RecordCommand) target).pids;
-                case 158 -> ((RecordCommand) target).output;
-                case 159 -> ((RecordCommand) target).to;
-                case 160 -> ((RecordCommand) target).userOnly;
-                case 161 -> ((RecordCommand) target).kernelOnly;
-                case 162 -> ((RecordCommand) target).includeIdle;
-                case 163 -> ((RecordCommand) target).perThread;
-                case 164 -> ((RecordCommand) target).delimited;
-                case 165 -> ((RecordCommand) target).annotate;
-                case 166 -> ((RecordCommand) target).stackStorage;
-                case 167 -> ((RecordCommand) target).inline;
-                case 168 -> ((RecordCommand) target).jvmAttach;
-                case 169 -> ((RecordCommand) target).bpfStats;
-                case 170 -> ((RecordCommand) target).store;
+                case 37 -> ((QueryCommand) target).labels;
+                case 38 -> ((QueryCommand) target).diffWhere;
+                case 39 -> ((QueryCommand) target).diffLabels;
+                case 40 -> ((QueryCommand) target).output;
+                case 41 -> ((QueryCommand) target).to;
+                case 42 -> ((QueryCommand) target).top;
+                case 43 -> ((QueryCommand) target).by;
+                case 44 -> ((QueryCommand) target).sql;
+                case 45 -> ((PushCommand) target).url;
+                case 46 -> ((PushCommand) target).inputs;
+                case 47 -> ((PushCommand.PushOptions) target).protocol;
+                case 48 -> ((PushCommand.PushOptions) target).app;
+                case 49 -> ((PushCommand.PushOptions) target).attempts;
+                case 50 -> ((PushCommand.PushOptions) target).timeout;
+                case 51 -> ((PushCommand.PushOptions) target).gzip;
+                case 52 -> ((PushCommand) target).labels;
+                case 53 -> ((PushCommand) target).from;
+                case 54 -> ((PushCommand) target).until;
+                case 55 -> ((PushCommand) target).sampleRate;
+                case 56 -> ((ConvertCommand) target).inputs;
+                case 57 -> ((ConvertCommand) target).output;
+                case 58 -> ((ConvertCommand) target).to;
+                case 59 -> ((ConvertCommand) target).compression;
+                case 60 -> ((ConvertCommand) target).tachyonByteOrder;
+                case 61 -> ((ConvertCommand) target).tachyonInterval;
+                case 62 -> ((ConvertCommand) target).annotate;
+                case 63 -> ((ConvertCommand) target).fileName;
+                case 64 -> ((CollapseCommand) target).format;
+                case 65 -> ((CollapseCommand) target).input;
+                case 66 -> ((CollapseCommand) target).output;
+                case 67 -> ((CollapseCommand) target).lenient;
+                case 68 -> ((CollapseCommand) target).perfPid;
+                case 69 -> ((CollapseCommand) target).perfTid;
+                case 70 -> ((CollapseCommand) target).perfKernel;
+                case 71 -> ((CollapseCommand) target).perfJit;
+                case 72 -> ((CollapseCommand) target).perfAll;
+                case 73 -> ((CollapseCommand) target).perfAddrs;
+                case 74 -> ((CollapseCommand) target).perfEventFilter;
+                case 75 -> ((CollapseCommand) target).perfSkipAfter;
+                case 76 -> ((CollapseCommand) target).perfInline;
+                case 77 -> ((CollapseCommand) target).perfContext;
+                case 78 -> ((CollapseCommand) target).perfSrcline;
+                case 79 -> ((CollapseCommand) target).perfCountSamples;
+                case 80 -> ((CollapseCommand) target).perfPerlCompat;
+                case 81 -> ((CollapseCommand) target).includeOffset;
+                case 82 -> ((CollapseCommand) target).noModules;
+                case 83 -> ((CollapseCommand) target).ghcSource == null ? false : ((CollapseCommand) target).ghcSource.time;
+                case 84 -> ((CollapseCommand) target).ghcSource == null ? false : ((CollapseCommand) target).ghcSource.ticks;
+                case 85 -> ((CollapseCommand) target).ghcSource == null ? false : ((CollapseCommand) target).ghcSource.bytes;
+                case 86 -> ((CollapseCommand) target).bccAnnotations;
+                case 87 -> ((CollapseCommand) target).bccKeepDelimiter;
+                case 88 -> ((CollapseCommand) target).bccDedupKernelLeaf;
+                case 89 -> ((CollapseCommand) target).includeTname;
+                case 90 -> ((CollapseCommand) target).includeTid;
+                case 91 -> ((CollapseCommand) target).shortenPkgs;
+                case 92 -> ((CollapseCommand) target).noPkgs;
+                case 93 -> ((CollapseCommand) target).vtuneMcSize;
+                case 94 -> ((CollapseCommand) target).xdebugCount;
+                case 95 -> ((CollapseCommand) target).xdebugTime;
+                case 96 -> ((CollapseCommand) target).schedRecordTid;
+                case 97 -> ((CollapseCommand) target).schedRecordWakeStack;
+                case 98 -> ((CollapseCommand) target).schedRecurse;
+                case 99 -> ((FlamegraphCommand) target).inputs;
+                case 100 -> ((FlamegraphCommand) target).output;
+                case 101 -> ((FlamegraphCommand) target).title;
+                case 102 -> ((FlamegraphCommand) target).subtitle;
+                case 103 -> ((FlamegraphCommand) target).width;
+                case 104 -> ((FlamegraphCommand) target).height;
+                case 105 -> ((FlamegraphCommand) target).minWidth;
+                case 106 -> ((FlamegraphCommand) target).fontType;
+                case 107 -> ((FlamegraphCommand) target).fontSize;
+                case 108 -> ((FlamegraphCommand) target).fontWidth;
+                case 109 -> ((FlamegraphCommand) target).countName;
+                case 110 -> ((FlamegraphCommand) target).nameType;
+                case 111 -> ((FlamegraphCommand) target).colors;
+                case 112 -> ((FlamegraphCommand) target).bgColors;
+                case 113 -> ((FlamegraphCommand) target).hash;
+                case 114 -> ((FlamegraphCommand) target).random;
+                case 115 -> ((FlamegraphCommand) target).deterministic;
+                case 116 -> ((FlamegraphCommand) target).consistentPalette;
+                case 117 -> ((FlamegraphCommand) target).paletteFile;
+                case 118 -> ((FlamegraphCommand) target).reverse;
+                case 119 -> ((FlamegraphCommand) target).inverted;
+                case 120 -> ((FlamegraphCommand) target).flameChart;
+                case 121 -> ((FlamegraphCommand) target).negate;
+                case 122 -> ((FlamegraphCommand) target).factor;
+                case 123 -> ((FlamegraphCommand) target).total;
+                case 124 -> ((FlamegraphCommand) target).nameAttr;
+                case 125 -> ((FlamegraphCommand) target).encoding;
+                case 126 -> ((FlamegraphCommand) target).notes;
+                case 127 -> ((FlamegraphCommand) target).searchColor;
+                case 128 -> ((FlamegraphCommand) target).strokeColor;
+                case 129 -> ((FlamegraphCommand) target).uiColor;
+                case 130 -> ((FlamegraphCommand) target).truncateRight;
+                case 131 -> ((FlamegraphCommand) target).base;
+                case 132 -> ((FlamegraphCommand) target).colorDiffusion;
+                case 133 -> ((FlamegraphCommand) target).sort;
+                case 134 -> ((FlamegraphCommand) target).zoomPercent;
+                case 135 -> ((FlamegraphCommand) target).fluid;
+                case 136 -> ((FlamegraphCommand) target).compat;
+                case 137 -> ((FlamegraphCommand) target).noJavascript;
+                case 138 -> ((FlamegraphCommand) target).prettyXml;
+                case 139 -> ((FlamegraphCommand) target).noSort;
+                case 140 -> ((FlamegraphCommand) target).diff;
+                case 141 -> ((FlamegraphCommand) target).normalize;
+                case 142 -> ((FlamegraphCommand) target).stripHex;
+                case 143 -> ((FlamegraphCommand) target).lenient;
+                case 144 -> ((FlamegraphCommand) target).from;
+                case 145 -> ((FlamegraphCommand) target).quiet;
+                case 146 -> ((FlamegraphCommand) target).verbose;
+                case 147 -> ((ViewCommand) target).inputs;
+                case 148 -> ((ViewCommand) target).output;
+                case 149 -> ((ViewCommand) target).title;
+                case 150 -> ((ViewCommand) target).diff;
+                case 151 -> ((ViewCommand) target).normalize;
+                case 152 -> ((ViewCommand) target).from;
+                case 153 -> ((ViewCommand) target).lenient;
+                case 154 -> ((ViewCommand) target).noTimeline;
+                case 155 -> ((ViewCommand) target).serve;
+                case 156 -> ((ViewCommand) target).port;
+                case 157 -> ((RecordCommand) target).frequency;
+                case 158 -> ((RecordCommand) target).seconds;
+                case 159 -> ((RecordCommand) target).pids;
+                case 160 -> ((RecordCommand) target).output;
+                case 161 -> ((RecordCommand) target).to;
+                case 162 -> ((RecordCommand) target).userOnly;
+                case 163 -> ((RecordCommand) target).kernelOnly;
+                case 164 -> ((RecordCommand) target).includeIdle;
+                case 165 -> ((RecordCommand) target).perThread;
+                case 166 -> ((RecordCommand) target).delimited;
+                case 167 -> ((RecordCommand) target).annotate;
+                case 168 -> ((RecordCommand) target).stackStorage;
+                case 169 -> ((RecordCommand) target).inline;
+                case 170 -> ((RecordCommand) target).jvmAttach;
+                case 171 -> ((RecordCommand) target).bpfStats;
+                case 172 -> ((RecordCommand) target).store;
                 case 1000 -> last;
                 case 1001 -> last;
                 case 1002 -> last;
                 case 1003 -> last;
-                case 171 -> ((RecordCommand) target).labels;
-                case 172 -> ((RecordCommand) target).command;
-                case 173 -> ((SymbolizeCommand) target).pid;
-                case 174 -> ((SymbolizeCommand) target).elf;
-                case 175 -> ((SymbolizeCommand) target).kernel;
-                case 176 -> ((SymbolizeCommand) target).maps;
-                case 177 -> ((SymbolizeCommand) target).perfMap;
-                case 178 -> ((SymbolizeCommand) target).folded;
-                case 179 -> ((SymbolizeCommand) target).format;
-                case 180 -> ((SymbolizeCommand) target).rawNames;
-                case 181 -> ((SymbolizeCommand) target).stripParams;
-                case 182 -> ((SymbolizeCommand) target).noInline;
-                case 183 -> ((SymbolizeCommand) target).noLines;
-                case 184 -> ((SymbolizeCommand) target).noJvmPerfMap;
-                case 185 -> ((SymbolizeCommand) target).annotate;
-                case 186 -> ((SymbolizeCommand) target).output;
-                case 187 -> ((SymbolizeCommand) target).addresses;
-                case 188 -> ((DemoCommand) target).output;
-                case 189 -> ((DemoCommand) target).bundled;
-                case 190 -> ((DemoCommand) target).seconds;
+                case 173 -> ((RecordCommand) target).labels;
+                case 174 -> ((RecordCommand) target).command;
+                case 175 -> ((SymbolizeCommand) target).pid;
+                case 176 -> ((SymbolizeCommand) target).elf;
+                case 177 -> ((SymbolizeCommand) target).kernel;
+                case 178 -> ((SymbolizeCommand) target).maps;
+                case 179 -> ((SymbolizeCommand) target).perfMap;
+                case 180 -> ((SymbolizeCommand) target).folded;
+                case 181 -> ((SymbolizeCommand) target).format;
+                case 182 -> ((SymbolizeCommand) target).rawNames;
+                case 183 -> ((SymbolizeCommand) target).stripParams;
+                case 184 -> ((SymbolizeCommand) target).noInline;
+                case 185 -> ((SymbolizeCommand) target).noLines;
+                case 186 -> ((SymbolizeCommand) target).noJvmPerfMap;
+                case 187 -> ((SymbolizeCommand) target).annotate;
+                case 188 -> ((SymbolizeCommand) target).output;
+                case 189 -> ((SymbolizeCommand) target).addresses;
+                case 190 -> ((DemoCommand) target).output;
+                case 191 -> ((DemoCommand) target).bundled;
+                case 192 -> ((DemoCommand) target).seconds;
                 default -> throw new IllegalStateException("field " + id);
             };
         }
@@ -1822,51 +1836,53 @@ final class CommandSpecs {
                 case 34 -> ((StoreCommand) target).time = (java.lang.String) value;
                 case 35 -> ((QueryCommand) target).dir = (java.nio.file.Path) value;
                 case 36 -> ((QueryCommand) target).where = (java.lang.String) value;
-                case 37 -> ((QueryCommand) target).diffWhere = (java.lang.String) value;
-                case 38 -> ((QueryCommand) target).output = (java.lang.String) value;
-                case 39 -> ((QueryCommand) target).to = (java.lang.String) value;
-                case 40 -> ((QueryCommand) target).top = (java.lang.Integer) value;
-                case 41 -> ((QueryCommand) target).by = (java.lang.String) value;
-                case 42 -> ((QueryCommand) target).sql = (java.lang.String) value;
-                case 43 -> ((PushCommand) target).url = (java.net.URI) value;
-                case 44 -> ((PushCommand) target).inputs = (java.util.List<java.lang.String>) value;
-                case 45 -> ((PushCommand.PushOptions) target).protocol = (java.lang.String) value;
-                case 46 -> ((PushCommand.PushOptions) target).app = (java.lang.String) value;
-                case 47 -> ((PushCommand.PushOptions) target).attempts = (Integer) value;
-                case 48 -> ((PushCommand.PushOptions) target).timeout = (Double) value;
-                case 49 -> ((PushCommand.PushOptions) target).gzip = (Boolean) value;
-                case 50 -> ((PushCommand) target).labels = (java.util.List<java.lang.String>) value;
-                case 51 -> ((PushCommand) target).from = (java.lang.String) value;
-                case 52 -> ((PushCommand) target).until = (java.lang.String) value;
-                case 53 -> ((PushCommand) target).sampleRate = (Integer) value;
-                case 54 -> ((ConvertCommand) target).inputs = (java.util.List<java.lang.String>) value;
-                case 55 -> ((ConvertCommand) target).output = (java.lang.String) value;
-                case 56 -> ((ConvertCommand) target).to = (java.lang.String) value;
-                case 57 -> ((ConvertCommand) target).compression = (java.lang.String) value;
-                case 58 -> ((ConvertCommand) target).tachyonByteOrder = (java.lang.String) value;
-                case 59 -> ((ConvertCommand) target).tachyonInterval = (java.lang.Long) value;
-                case 60 -> ((ConvertCommand) target).annotate = (Boolean) value;
-                case 61 -> ((ConvertCommand) target).fileName = (java.lang.String) value;
-                case 62 -> ((CollapseCommand) target).format = (java.lang.String) value;
-                case 63 -> ((CollapseCommand) target).input = (java.lang.String) value;
-                case 64 -> ((CollapseCommand) target).output = (java.lang.String) value;
-                case 65 -> ((CollapseCommand) target).lenient = (Boolean) value;
-                case 66 -> ((CollapseCommand) target).perfPid = (Boolean) value;
-                case 67 -> ((CollapseCommand) target).perfTid = (Boolean) value;
-                case 68 -> ((CollapseCommand) target).perfKernel = (Boolean) value;
-                case 69 -> ((CollapseCommand) target).perfJit = (Boolean) value;
-                case 70 -> ((CollapseCommand) target).perfAll = (Boolean) value;
-                case 71 -> ((CollapseCommand) target).perfAddrs = (Boolean) value;
-                case 72 -> ((CollapseCommand) target).perfEventFilter = (java.lang.String) value;
-                case 73 -> ((CollapseCommand) target).perfSkipAfter = (java.util.List<java.lang.String>) value;
-                case 74 -> ((CollapseCommand) target).perfInline = (Boolean) value;
-                case 75 -> ((CollapseCommand) target).perfContext = (Boolean) value;
-                case 76 -> ((CollapseCommand) target).perfSrcline = (Boolean) value;
-                case 77 -> ((CollapseCommand) target).perfCountSamples = (Boolean) value;
-                case 78 -> ((CollapseCommand) target).perfPerlCompat = (Boolean) value;
-                case 79 -> ((CollapseCommand) target).includeOffset = (Boolean) value;
-                case 80 -> ((CollapseCommand) target).noModules = (Boolean) value;
-                case 81 -> {
+                case 37 -> ((QueryCommand) target).labels = (java.util.List<java.lang.String>) value;
+                case 38 -> ((QueryCommand) target).diffWhere = (java.lang.String) value;
+                case 39 -> ((QueryCommand) target).diffLabels = (java.util.List<java.lang.String>) value;
+                case 40 -> ((QueryCommand) target).output = (java.lang.String) value;
+                case 41 -> ((QueryCommand) target).to = (java.lang.String) value;
+                case 42 -> ((QueryCommand) target).top = (java.lang.Integer) value;
+                case 43 -> ((QueryCommand) target).by = (java.lang.String) value;
+                case 44 -> ((QueryCommand) target).sql = (java.lang.String) value;
+                case 45 -> ((PushCommand) target).url = (java.net.URI) value;
+                case 46 -> ((PushCommand) target).inputs = (java.util.List<java.lang.String>) value;
+                case 47 -> ((PushCommand.PushOptions) target).protocol = (java.lang.String) value;
+                case 48 -> ((PushCommand.PushOptions) target).app = (java.lang.String) value;
+                case 49 -> ((PushCommand.PushOptions) target).attempts = (Integer) value;
+                case 50 -> ((PushCommand.PushOptions) target).timeout = (Double) value;
+                case 51 -> ((PushCommand.PushOptions) target).gzip = (Boolean) value;
+                case 52 -> ((PushCommand) target).labels = (java.util.List<java.lang.String>) value;
+                case 53 -> ((PushCommand) target).from = (java.lang.String) value;
+                case 54 -> ((PushCommand) target).until = (java.lang.String) value;
+                case 55 -> ((PushCommand) target).sampleRate = (Integer) value;
+                case 56 -> ((ConvertCommand) target).inputs = (java.util.List<java.lang.String>) value;
+                case 57 -> ((ConvertCommand) target).output = (java.lang.String) value;
+                case 58 -> ((ConvertCommand) target).to = (java.lang.String) value;
+                case 59 -> ((ConvertCommand) target).compression = (java.lang.String) value;
+                case 60 -> ((ConvertCommand) target).tachyonByteOrder = (java.lang.String) value;
+                case 61 -> ((ConvertCommand) target).tachyonInterval = (java.lang.Long) value;
+                case 62 -> ((ConvertCommand) target).annotate = (Boolean) value;
+                case 63 -> ((ConvertCommand) target).fileName = (java.lang.String) value;
+                case 64 -> ((CollapseCommand) target).format = (java.lang.String) value;
+                case 65 -> ((CollapseCommand) target).input = (java.lang.String) value;
+                case 66 -> ((CollapseCommand) target).output = (java.lang.String) value;
+                case 67 -> ((CollapseCommand) target).lenient = (Boolean) value;
+                case 68 -> ((CollapseCommand) target).perfPid = (Boolean) value;
+                case 69 -> ((CollapseCommand) target).perfTid = (Boolean) value;
+                case 70 -> ((CollapseCommand) target).perfKernel = (Boolean) value;
+                case 71 -> ((CollapseCommand) target).perfJit = (Boolean) value;
+                case 72 -> ((CollapseCommand) target).perfAll = (Boolean) value;
+                case 73 -> ((CollapseCommand) target).perfAddrs = (Boolean) value;
+                case 74 -> ((CollapseCommand) target).perfEventFilter = (java.lang.String) value;
+                case 75 -> ((CollapseCommand) target).perfSkipAfter = (java.util.List<java.lang.String>) value;
+                case 76 -> ((CollapseCommand) target).perfInline = (Boolean) value;
+                case 77 -> ((CollapseCommand) target).perfContext = (Boolean) value;
+                case 78 -> ((CollapseCommand) target).perfSrcline = (Boolean) value;
+                case 79 -> ((CollapseCommand) target).perfCountSamples = (Boolean) value;
+                case 80 -> ((CollapseCommand) target).perfPerlCompat = (Boolean) value;
+                case 81 -> ((CollapseCommand) target).includeOffset = (Boolean) value;
+                case 82 -> ((CollapseCommand) target).noModules = (Boolean) value;
+                case 83 -> {
                     if (((CollapseCommand) target).ghcSource == null && value != null && !value.equals(false)) {
                         ((CollapseCommand) target).ghcSource = new CollapseCommand.GhcprofSource();
                     }
@@ -1874,7 +1890,7 @@ final class CommandSpecs {
                         ((CollapseCommand) target).ghcSource.time = (Boolean) value;
                     }
                 }
-                case 82 -> {
+                case 84 -> {
                     if (((CollapseCommand) target).ghcSource == null && value != null && !value.equals(false)) {
                         ((CollapseCommand) target).ghcSource = new CollapseCommand.GhcprofSource();
                     }
@@ -1882,7 +1898,7 @@ final class CommandSpecs {
                         ((CollapseCommand) target).ghcSource.ticks = (Boolean) value;
                     }
                 }
-                case 83 -> {
+                case 85 -> {
                     if (((CollapseCommand) target).ghcSource == null && value != null && !value.equals(false)) {
                         ((CollapseCommand) target).ghcSource = new CollapseCommand.GhcprofSource();
                     }
@@ -1890,117 +1906,117 @@ final class CommandSpecs {
                         ((CollapseCommand) target).ghcSource.bytes = (Boolean) value;
                     }
                 }
-                case 84 -> ((CollapseCommand) target).bccAnnotations = (Boolean) value;
-                case 85 -> ((CollapseCommand) target).bccKeepDelimiter = (Boolean) value;
-                case 86 -> ((CollapseCommand) target).bccDedupKernelLeaf = (Boolean) value;
-                case 87 -> ((CollapseCommand) target).includeTname = (Boolean) value;
-                case 88 -> ((CollapseCommand) target).includeTid = (Boolean) value;
-                case 89 -> ((CollapseCommand) target).shortenPkgs = (Boolean) value;
-                case 90 -> ((CollapseCommand) target).noPkgs = (Boolean) value;
-                case 91 -> ((CollapseCommand) target).vtuneMcSize = (Boolean) value;
-                case 92 -> ((CollapseCommand) target).xdebugCount = (Boolean) value;
-                case 93 -> ((CollapseCommand) target).xdebugTime = (Boolean) value;
-                case 94 -> ((CollapseCommand) target).schedRecordTid = (Boolean) value;
-                case 95 -> ((CollapseCommand) target).schedRecordWakeStack = (Boolean) value;
-                case 96 -> ((CollapseCommand) target).schedRecurse = (Boolean) value;
-                case 97 -> ((FlamegraphCommand) target).inputs = (java.util.List<java.lang.String>) value;
-                case 98 -> ((FlamegraphCommand) target).output = (java.lang.String) value;
-                case 99 -> ((FlamegraphCommand) target).title = (java.lang.String) value;
-                case 100 -> ((FlamegraphCommand) target).subtitle = (java.lang.String) value;
-                case 101 -> ((FlamegraphCommand) target).width = (Integer) value;
-                case 102 -> ((FlamegraphCommand) target).height = (Integer) value;
-                case 103 -> ((FlamegraphCommand) target).minWidth = (java.lang.String) value;
-                case 104 -> ((FlamegraphCommand) target).fontType = (java.lang.String) value;
-                case 105 -> ((FlamegraphCommand) target).fontSize = (Double) value;
-                case 106 -> ((FlamegraphCommand) target).fontWidth = (Double) value;
-                case 107 -> ((FlamegraphCommand) target).countName = (java.lang.String) value;
-                case 108 -> ((FlamegraphCommand) target).nameType = (java.lang.String) value;
-                case 109 -> ((FlamegraphCommand) target).colors = (java.lang.String) value;
-                case 110 -> ((FlamegraphCommand) target).bgColors = (java.lang.String) value;
-                case 111 -> ((FlamegraphCommand) target).hash = (Boolean) value;
-                case 112 -> ((FlamegraphCommand) target).random = (Boolean) value;
-                case 113 -> ((FlamegraphCommand) target).deterministic = (Boolean) value;
-                case 114 -> ((FlamegraphCommand) target).consistentPalette = (Boolean) value;
-                case 115 -> ((FlamegraphCommand) target).paletteFile = (java.lang.String) value;
-                case 116 -> ((FlamegraphCommand) target).reverse = (Boolean) value;
-                case 117 -> ((FlamegraphCommand) target).inverted = (Boolean) value;
-                case 118 -> ((FlamegraphCommand) target).flameChart = (Boolean) value;
-                case 119 -> ((FlamegraphCommand) target).negate = (Boolean) value;
-                case 120 -> ((FlamegraphCommand) target).factor = (Double) value;
-                case 121 -> ((FlamegraphCommand) target).total = (Long) value;
-                case 122 -> ((FlamegraphCommand) target).nameAttr = (java.nio.file.Path) value;
-                case 123 -> ((FlamegraphCommand) target).encoding = (java.lang.String) value;
-                case 124 -> ((FlamegraphCommand) target).notes = (java.lang.String) value;
-                case 125 -> ((FlamegraphCommand) target).searchColor = (java.lang.String) value;
-                case 126 -> ((FlamegraphCommand) target).strokeColor = (java.lang.String) value;
-                case 127 -> ((FlamegraphCommand) target).uiColor = (java.lang.String) value;
-                case 128 -> ((FlamegraphCommand) target).truncateRight = (Boolean) value;
-                case 129 -> ((FlamegraphCommand) target).base = (java.util.List<java.lang.String>) value;
-                case 130 -> ((FlamegraphCommand) target).colorDiffusion = (Boolean) value;
-                case 131 -> ((FlamegraphCommand) target).sort = (java.lang.String) value;
-                case 132 -> ((FlamegraphCommand) target).zoomPercent = (Boolean) value;
-                case 133 -> ((FlamegraphCommand) target).fluid = (Boolean) value;
-                case 134 -> ((FlamegraphCommand) target).compat = (java.lang.String) value;
-                case 135 -> ((FlamegraphCommand) target).noJavascript = (Boolean) value;
-                case 136 -> ((FlamegraphCommand) target).prettyXml = (Boolean) value;
-                case 137 -> ((FlamegraphCommand) target).noSort = (Boolean) value;
-                case 138 -> ((FlamegraphCommand) target).diff = (Boolean) value;
-                case 139 -> ((FlamegraphCommand) target).normalize = (Boolean) value;
-                case 140 -> ((FlamegraphCommand) target).stripHex = (Boolean) value;
-                case 141 -> ((FlamegraphCommand) target).lenient = (Boolean) value;
-                case 142 -> ((FlamegraphCommand) target).from = (java.lang.String) value;
-                case 143 -> ((FlamegraphCommand) target).quiet = (Boolean) value;
-                case 144 -> ((FlamegraphCommand) target).verbose = (boolean[]) value;
-                case 145 -> ((ViewCommand) target).inputs = (java.util.List<java.lang.String>) value;
-                case 146 -> ((ViewCommand) target).output = (java.lang.String) value;
-                case 147 -> ((ViewCommand) target).title = (java.lang.String) value;
-                case 148 -> ((ViewCommand) target).diff = (Boolean) value;
-                case 149 -> ((ViewCommand) target).normalize = (Boolean) value;
-                case 150 -> ((ViewCommand) target).from = (java.lang.String) value;
-                case 151 -> ((ViewCommand) target).lenient = (Boolean) value;
-                case 152 -> ((ViewCommand) target).noTimeline = (Boolean) value;
-                case 153 -> ((ViewCommand) target).serve = (Boolean) value;
-                case 154 -> ((ViewCommand) target).port = (Integer) value;
-                case 155 -> ((RecordCommand) target).frequency = (Integer) value;
-                case 156 -> ((RecordCommand) target).seconds = (Double) value;
-                case 157 -> ((RecordCommand) target).pids = (java.util.List<java.lang.Integer>) value;
-                case 158 -> ((RecordCommand) target).output = (java.lang.String) value;
-                case 159 -> ((RecordCommand) target).to = (java.lang.String) value;
-                case 160 -> ((RecordCommand) target).userOnly = (Boolean) value;
-                case 161 -> ((RecordCommand) target).kernelOnly = (Boolean) value;
-                case 162 -> ((RecordCommand) target).includeIdle = (Boolean) value;
-                case 163 -> ((RecordCommand) target).perThread = (Boolean) value;
-                case 164 -> ((RecordCommand) target).delimited = (Boolean) value;
-                case 165 -> ((RecordCommand) target).annotate = (Boolean) value;
-                case 166 -> ((RecordCommand) target).stackStorage = (Integer) value;
-                case 167 -> ((RecordCommand) target).inline = (Boolean) value;
-                case 168 -> ((RecordCommand) target).jvmAttach = (Boolean) value;
-                case 169 -> ((RecordCommand) target).bpfStats = (Boolean) value;
-                case 170 -> ((RecordCommand) target).store = (java.nio.file.Path) value;
+                case 86 -> ((CollapseCommand) target).bccAnnotations = (Boolean) value;
+                case 87 -> ((CollapseCommand) target).bccKeepDelimiter = (Boolean) value;
+                case 88 -> ((CollapseCommand) target).bccDedupKernelLeaf = (Boolean) value;
+                case 89 -> ((CollapseCommand) target).includeTname = (Boolean) value;
+                case 90 -> ((CollapseCommand) target).includeTid = (Boolean) value;
+                case 91 -> ((CollapseCommand) target).shortenPkgs = (Boolean) value;
+                case 92 -> ((CollapseCommand) target).noPkgs = (Boolean) value;
+                case 93 -> ((CollapseCommand) target).vtuneMcSize = (Boolean) value;
+                case 94 -> ((CollapseCommand) target).xdebugCount = (Boolean) value;
+                case 95 -> ((CollapseCommand) target).xdebugTime = (Boolean) value;
+                case 96 -> ((CollapseCommand) target).schedRecordTid = (Boolean) value;
+                case 97 -> ((CollapseCommand) target).schedRecordWakeStack = (Boolean) value;
+                case 98 -> ((CollapseCommand) target).schedRecurse = (Boolean) value;
+                case 99 -> ((FlamegraphCommand) target).inputs = (java.util.List<java.lang.String>) value;
+                case 100 -> ((FlamegraphCommand) target).output = (java.lang.String) value;
+                case 101 -> ((FlamegraphCommand) target).title = (java.lang.String) value;
+                case 102 -> ((FlamegraphCommand) target).subtitle = (java.lang.String) value;
+                case 103 -> ((FlamegraphCommand) target).width = (Integer) value;
+                case 104 -> ((FlamegraphCommand) target).height = (Integer) value;
+                case 105 -> ((FlamegraphCommand) target).minWidth = (java.lang.String) value;
+                case 106 -> ((FlamegraphCommand) target).fontType = (java.lang.String) value;
+                case 107 -> ((FlamegraphCommand) target).fontSize = (Double) value;
+                case 108 -> ((FlamegraphCommand) target).fontWidth = (Double) value;
+                case 109 -> ((FlamegraphCommand) target).countName = (java.lang.String) value;
+                case 110 -> ((FlamegraphCommand) target).nameType = (java.lang.String) value;
+                case 111 -> ((FlamegraphCommand) target).colors = (java.lang.String) value;
+                case 112 -> ((FlamegraphCommand) target).bgColors = (java.lang.String) value;
+                case 113 -> ((FlamegraphCommand) target).hash = (Boolean) value;
+                case 114 -> ((FlamegraphCommand) target).random = (Boolean) value;
+                case 115 -> ((FlamegraphCommand) target).deterministic = (Boolean) value;
+                case 116 -> ((FlamegraphCommand) target).consistentPalette = (Boolean) value;
+                case 117 -> ((FlamegraphCommand) target).paletteFile = (java.lang.String) value;
+                case 118 -> ((FlamegraphCommand) target).reverse = (Boolean) value;
+                case 119 -> ((FlamegraphCommand) target).inverted = (Boolean) value;
+                case 120 -> ((FlamegraphCommand) target).flameChart = (Boolean) value;
+                case 121 -> ((FlamegraphCommand) target).negate = (Boolean) value;
+                case 122 -> ((FlamegraphCommand) target).factor = (Double) value;
+                case 123 -> ((FlamegraphCommand) target).total = (Long) value;
+                case 124 -> ((FlamegraphCommand) target).nameAttr = (java.nio.file.Path) value;
+                case 125 -> ((FlamegraphCommand) target).encoding = (java.lang.String) value;
+                case 126 -> ((FlamegraphCommand) target).notes = (java.lang.String) value;
+                case 127 -> ((FlamegraphCommand) target).searchColor = (java.lang.String) value;
+                case 128 -> ((FlamegraphCommand) target).strokeColor = (java.lang.String) value;
+                case 129 -> ((FlamegraphCommand) target).uiColor = (java.lang.String) value;
+                case 130 -> ((FlamegraphCommand) target).truncateRight = (Boolean) value;
+                case 131 -> ((FlamegraphCommand) target).base = (java.util.List<java.lang.String>) value;
+                case 132 -> ((FlamegraphCommand) target).colorDiffusion = (Boolean) value;
+                case 133 -> ((FlamegraphCommand) target).sort = (java.lang.String) value;
+                case 134 -> ((FlamegraphCommand) target).zoomPercent = (Boolean) value;
+                case 135 -> ((FlamegraphCommand) target).fluid = (Boolean) value;
+                case 136 -> ((FlamegraphCommand) target).compat = (java.lang.String) value;
+                case 137 -> ((FlamegraphCommand) target).noJavascript = (Boolean) value;
+                case 138 -> ((FlamegraphCommand) target).prettyXml = (Boolean) value;
+                case 139 -> ((FlamegraphCommand) target).noSort = (Boolean) value;
+                case 140 -> ((FlamegraphCommand) target).diff = (Boolean) value;
+                case 141 -> ((FlamegraphCommand) target).normalize = (Boolean) value;
+                case 142 -> ((FlamegraphCommand) target).stripHex = (Boolean) value;
+                case 143 -> ((FlamegraphCommand) target).lenient = (Boolean) value;
+                case 144 -> ((FlamegraphCommand) target).from = (java.lang.String) value;
+                case 145 -> ((FlamegraphCommand) target).quiet = (Boolean) value;
+                case 146 -> ((FlamegraphCommand) target).verbose = (boolean[]) value;
+                case 147 -> ((ViewCommand) target).inputs = (java.util.List<java.lang.String>) value;
+                case 148 -> ((ViewCommand) target).output = (java.lang.String) value;
+                case 149 -> ((ViewCommand) target).title = (java.lang.String) value;
+                case 150 -> ((ViewCommand) target).diff = (Boolean) value;
+                case 151 -> ((ViewCommand) target).normalize = (Boolean) value;
+                case 152 -> ((ViewCommand) target).from = (java.lang.String) value;
+                case 153 -> ((ViewCommand) target).lenient = (Boolean) value;
+                case 154 -> ((ViewCommand) target).noTimeline = (Boolean) value;
+                case 155 -> ((ViewCommand) target).serve = (Boolean) value;
+                case 156 -> ((ViewCommand) target).port = (Integer) value;
+                case 157 -> ((RecordCommand) target).frequency = (Integer) value;
+                case 158 -> ((RecordCommand) target).seconds = (Double) value;
+                case 159 -> ((RecordCommand) target).pids = (java.util.List<java.lang.Integer>) value;
+                case 160 -> ((RecordCommand) target).output = (java.lang.String) value;
+                case 161 -> ((RecordCommand) target).to = (java.lang.String) value;
+                case 162 -> ((RecordCommand) target).userOnly = (Boolean) value;
+                case 163 -> ((RecordCommand) target).kernelOnly = (Boolean) value;
+                case 164 -> ((RecordCommand) target).includeIdle = (Boolean) value;
+                case 165 -> ((RecordCommand) target).perThread = (Boolean) value;
+                case 166 -> ((RecordCommand) target).delimited = (Boolean) value;
+                case 167 -> ((RecordCommand) target).annotate = (Boolean) value;
+                case 168 -> ((RecordCommand) target).stackStorage = (Integer) value;
+                case 169 -> ((RecordCommand) target).inline = (Boolean) value;
+                case 170 -> ((RecordCommand) target).jvmAttach = (Boolean) value;
+                case 171 -> ((RecordCommand) target).bpfStats = (Boolean) value;
+                case 172 -> ((RecordCommand) target).store = (java.nio.file.Path) value;
                 case 1000 -> ((RecordPush) target).url((java.net.URI) value);
                 case 1001 -> ((RecordPush) target).protocol((java.lang.String) value);
                 case 1002 -> ((RecordPush) target).app((java.lang.String) value);
                 case 1003 -> ((RecordPush) target).gzip((boolean) value);
-                case 171 -> ((RecordCommand) target).labels = (java.util.List<java.lang.String>) value;
-                case 172 -> ((RecordCommand) target).command = (java.util.List<java.lang.String>) value;
-                case 173 -> ((SymbolizeCommand) target).pid = (java.lang.Integer) value;
-                case 174 -> ((SymbolizeCommand) target).elf = (java.nio.file.Path) value;
-                case 175 -> ((SymbolizeCommand) target).kernel = (Boolean) value;
-                case 176 -> ((SymbolizeCommand) target).maps = (java.nio.file.Path) value;
-                case 177 -> ((SymbolizeCommand) target).perfMap = (java.nio.file.Path) value;
-                case 178 -> ((SymbolizeCommand) target).folded = (java.lang.String) value;
-                case 179 -> ((SymbolizeCommand) target).format = (org.stackfold.cli.SymbolizeCommand.Format) value;
-                case 180 -> ((SymbolizeCommand) target).rawNames = (Boolean) value;
-                case 181 -> ((SymbolizeCommand) target).stripParams = (Boolean) value;
-                case 182 -> ((SymbolizeCommand) target).noInline = (Boolean) value;
-                case 183 -> ((SymbolizeCommand) target).noLines = (Boolean) value;
-                case 184 -> ((SymbolizeCommand) target).noJvmPerfMap = (Boolean) value;
-                case 185 -> ((SymbolizeCommand) target).annotate = (Boolean) value;
-                case 186 -> ((SymbolizeCommand) target).output = (java.lang.String) value;
-                case 187 -> ((SymbolizeCommand) target).addresses = (java.util.List<java.lang.String>) value;
-                case 188 -> ((DemoCommand) target).output = (java.lang.String) value;
-                case 189 -> ((DemoCommand) target).bundled = (Boolean) value;
-                case 190 -> ((DemoCommand) target).seconds = (Double) value;
+                case 173 -> ((RecordCommand) target).labels = (java.util.List<java.lang.String>) value;
+                case 174 -> ((RecordCommand) target).command = (java.util.List<java.lang.String>) value;
+                case 175 -> ((SymbolizeCommand) target).pid = (java.lang.Integer) value;
+                case 176 -> ((SymbolizeCommand) target).elf = (java.nio.file.Path) value;
+                case 177 -> ((SymbolizeCommand) target).kernel = (Boolean) value;
+                case 178 -> ((SymbolizeCommand) target).maps = (java.nio.file.Path) value;
+                case 179 -> ((SymbolizeCommand) target).perfMap = (java.nio.file.Path) value;
+                case 180 -> ((SymbolizeCommand) target).folded = (java.lang.String) value;
+                case 181 -> ((SymbolizeCommand) target).format = (org.stackfold.cli.SymbolizeCommand.Format) value;
+                case 182 -> ((SymbolizeCommand) target).rawNames = (Boolean) value;
+                case 183 -> ((SymbolizeCommand) target).stripParams = (Boolean) value;
+                case 184 -> ((SymbolizeCommand) target).noInline = (Boolean) value;
+                case 185 -> ((SymbolizeCommand) target).noLines = (Boolean) value;
+                case 186 -> ((SymbolizeCommand) target).noJvmPerfMap = (Boolean) value;
+                case 187 -> ((SymbolizeCommand) target).annotate = (Boolean) value;
+                case 188 -> ((SymbolizeCommand) target).output = (java.lang.String) value;
+                case 189 -> ((SymbolizeCommand) target).addresses = (java.util.List<java.lang.String>) value;
+                case 190 -> ((DemoCommand) target).output = (java.lang.String) value;
+                case 191 -> ((DemoCommand) target).bundled = (Boolean) value;
+                case 192 -> ((DemoCommand) target).seconds = (Double) value;
                 default -> throw new IllegalStateException("field " + id);
             }
             last = value;
