@@ -1159,7 +1159,7 @@ final class CommandSpecs {
                         "  stackfold view profile.folded -o profile.html",
                         "  stackfold view profile.bin -o tachyon.html          # time order and thread/status filters",
                         "  stackfold view --diff before.folded after.folded -o change.html",
-                        "  stackfold view recording.jfr --serve                 # http://127.0.0.1:PORT/ until Ctrl+C");
+                        "  stackfold view recording.jfr --serve                 # http://127.0.0.1:PORT/?token=... until Ctrl+C");
         s.usageMessage().sortOptions(false);
         s.addPositional(PositionalParamSpec.builder().index("*")
                 .arity("0..*").paramLabel("IN").descriptionKey("")
