@@ -72,15 +72,29 @@ final class PushCommand implements Callable<Integer> {
         Upload upload = new Upload(push.app, labelMap, start, end, sampleRate);
         PrintWriter err = spec.commandLine().getErr();
         int failed = 0;
+        // Each input is its own upload: one that cannot be read or sent is reported and the others go on
+        // (docs/fleet.md); the exit code is 1 if any failed.
         for (String in : inputs) {
+            org.stackfold.model.Profile profile;
             try {
-                pusher.push(ProfileLoader.load(in, read.formatOptions(), read.from), upload);
+                profile = ProfileLoader.load(in, read.formatOptions(), read.from);
+            } catch (UsageException e) {
+                throw e;
+            } catch (org.stackfold.io.InputException e) {
+                failed++;
+                err.println("stackfold: push " + org.stackfold.io.Printable.of(in) + ": not sent: "
+                        + org.stackfold.io.Printable.of(e.getMessage()));
+                continue;
+            }
+            try {
+                pusher.push(profile, upload);
             } catch (PushException e) {
                 failed++;
                 err.println("stackfold: push " + org.stackfold.io.Printable.of(in) + " to " + e.getMessage());
             }
         }
-        err.printf("stackfold: pushed %d of %d profiles to %s%n", inputs.size() - failed, inputs.size(), url);
+        err.printf("stackfold: pushed %d of %d profiles to %s%n", inputs.size() - failed, inputs.size(),
+                org.stackfold.io.Printable.of(ProfilePusher.shown(url.toString())));
         return failed == 0 ? 0 : 1;
     }
 
@@ -102,17 +116,36 @@ final class PushCommand implements Callable<Integer> {
         @Option(names = "--gzip", description = "OTLP: send the request body gzip-compressed (Content-Encoding: gzip).")
         boolean gzip;
 
+        /** The longest --timeout, an hour: longer is a mistake, and far from overflowing a Duration in millis. */
+        static final double MAX_TIMEOUT = 3600;
+        /** An application name: it becomes a Pyroscope series name, where {, }, = and , would add labels. */
+        private static final java.util.regex.Pattern APP = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_.:/-]*");
+
         static void checkUrl(URI url) {
             String scheme = url.getScheme();
+            String shown = org.stackfold.io.Printable.of(ProfilePusher.shown(url.toString()));
             if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || url.getHost() == null) {
-                throw new UsageException("URL must be http://HOST[:PORT] or https://..., not '" + url + "'");
+                throw new UsageException("URL must be http://HOST[:PORT] or https://..., not '" + shown + "'");
+            }
+            if (url.getPort() > 65535 || url.getPort() == 0) {
+                throw new UsageException("URL port must be 1-65535, not " + url.getPort() + " ('" + shown + "')");
+            }
+            if (url.getRawQuery() != null || url.getRawFragment() != null) {
+                throw new UsageException("URL is the server's base URL and takes no ?query or #fragment ('" + shown + "')");
             }
         }
 
         ProfilePusher pusher(URI url) {
             checkUrl(url);
-            if (attempts < 1 || !(timeout > 0)) {
-                throw new UsageException("--attempts must be at least 1 and --timeout above 0");
+            if (attempts < 1 || attempts > 100) {
+                throw new UsageException("--attempts must be from 1 to 100, not " + attempts);
+            }
+            if (!(timeout > 0 && timeout <= MAX_TIMEOUT)) {
+                throw new UsageException("--timeout must be above 0 and at most " + (int) MAX_TIMEOUT + " seconds, not " + timeout);
+            }
+            if (!APP.matcher(app).matches()) {
+                throw new UsageException("--app '" + org.stackfold.io.Printable.of(app) + "' must match " + APP.pattern()
+                        + " (labels go in --label)");
             }
             Protocol p;
             try {
@@ -124,7 +157,7 @@ final class PushCommand implements Callable<Integer> {
                 throw new UsageException("--gzip applies to --protocol otlp only");
             }
             return new ProfilePusher(new ProfilePusher.Target(url, p, attempts,
-                    Duration.ofMillis((long) (timeout * 1000)), Duration.ofMillis(250), gzip));
+                    Duration.ofMillis(Math.max(1, (long) (timeout * 1000))), Duration.ofMillis(250), gzip));
         }
     }
 }

@@ -25,19 +25,29 @@ import picocli.CommandLine.Spec;
                 "Columns: time, date, service, host, labels, profile, stack, leaf, value (docs/fleet.md)."},
         footer = {"", "Examples:",
                 "  stackfold query fleet --where \"service='api' and time >= '2026-11-01'\" -o api.svg",
-                "  stackfold query fleet --where \"labels like '%version=1%'\" --diff-where \"labels like '%version=2%'\" -o diff.svg",
+                "  stackfold query fleet --label service=api --label version=1 --diff-label version=2 -o diff.svg",
                 "  stackfold query fleet --top 20 --by host",
                 "  stackfold query fleet --sql \"SELECT service, count(DISTINCT profile) FROM samples GROUP BY ALL\""})
 final class QueryCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DIR", description = "The table directory.")
     Path dir;
 
-    @Option(names = "--where", paramLabel = "SQL", description = "Which rows: an SQL condition (default all).")
+    @Option(names = "--where", paramLabel = "SQL",
+            description = "Which rows: one SQL condition (default all); statements of one's own go to --sql.")
     String where;
+
+    @Option(names = "--label", paramLabel = "NAME=VALUE",
+            description = "Only rows with this label, matched exactly (repeatable; with --where, both hold).")
+    List<String> labels = new java.util.ArrayList<>();
 
     @Option(names = "--diff-where", paramLabel = "SQL",
             description = "Rows of the 'after' side: the output is a differential profile, --where's rows before.")
     String diffWhere;
+
+    @Option(names = "--diff-label", paramLabel = "NAME=VALUE",
+            description = "Rows of the 'after' side carry this label (repeatable): the output is a differential profile, "
+                    + "--label's rows before.")
+    List<String> diffLabels = new java.util.ArrayList<>();
 
     @Option(names = {"-o", "--output"}, paramLabel = "OUT",
             description = "The merged profile: .svg draws a flame graph, other names pick a format like 'convert' (default folded to stdout).")
@@ -63,7 +73,21 @@ final class QueryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (sql != null && (top != null || diffWhere != null || output != null)) {
+        String before = FleetQuery.and(where, FleetQuery.labelCondition(org.stackfold.fleet.store.Labels.map(labels)));
+        String after = null;
+        if (diffWhere != null || !diffLabels.isEmpty()) {
+            // The after side: --diff-where (else --where) and --diff-label (else --label).
+            after = FleetQuery.and(diffWhere != null ? diffWhere : where, FleetQuery.labelCondition(
+                    org.stackfold.fleet.store.Labels.map(diffLabels.isEmpty() ? labels : diffLabels)));
+            if (after == null) {
+                after = "true";
+            }
+        }
+        return run(before, after);
+    }
+
+    private int run(String where, String diffWhere) throws Exception {
+        if (sql != null && (top != null || diffWhere != null || output != null || this.where != null || !labels.isEmpty())) {
             throw new UsageException("--sql goes alone");
         }
         if (top != null && (top < 1 || diffWhere != null || output != null)) {
@@ -73,25 +97,30 @@ final class QueryCommand implements Callable<Integer> {
         try (FleetQuery q = FleetQuery.open(dir)) {
             if (sql != null) {
                 for (List<String> row : q.sql(sql)) {
-                    out.println(String.join("\t", row));
+                    // Values from the table are escaped: a control byte in a stored name cannot drive the
+                    // terminal, nor a tab or line end forge a column or a row.
+                    out.println(String.join("\t", row.stream().map(org.stackfold.io.Printable::of).toList()));
                 }
                 return 0;
             }
             if (top != null) {
-                printTop(out, q.top(top, by, where), q.samples(where), by);
+                long total = q.samples(where);
+                printTop(out, q.top(top, by, where), total, by);
                 return 0;
             }
             Profile p = transform.apply(diffWhere == null ? q.merge(where) : q.diff(where, diffWhere));
             if (p.tree().totalSamples(0) == 0 && (diffWhere == null || p.tree().totalSamples(1) == 0)) {
                 throw new InputException(dir + ": no samples match");
             }
-            write(p);
+            write(p, where, diffWhere);
         }
         return 0;
     }
 
-    private void write(Profile p) throws Exception {
-        boolean svg = to == null ? output != null && output.toLowerCase(Locale.ROOT).endsWith(".svg") : to.equals("svg");
+    private void write(Profile p, String where, String diffWhere) throws Exception {
+        // x.svg.gz is a compressed SVG (AtomicOutput compresses by the name), not folded text under that name.
+        boolean svg = to == null ? output != null && output.toLowerCase(Locale.ROOT).replaceFirst("\\.(gz|zst)$", "").endsWith(".svg")
+                : to.equals("svg");
         if (svg) {
             FlameGraphOptions o = new FlameGraphOptions();
             o.title = diffWhere == null ? "Flame Graph" : "Differential Flame Graph";
@@ -115,7 +144,8 @@ final class QueryCommand implements Callable<Integer> {
     static void printTop(PrintWriter out, List<FleetQuery.Top> rows, long total, String by) {
         out.print(PlainFormat.of("%12s %7s  %s%n", "SAMPLES", "PCT", by.toUpperCase(Locale.ROOT)));
         for (FleetQuery.Top r : rows) {
-            out.print(PlainFormat.of("%12d %6.2f%%  %s%n", r.samples(), total == 0 ? 0 : 100.0 * r.samples() / total, r.key()));
+            out.print(PlainFormat.of("%12d %6.2f%%  %s%n", r.samples(), total == 0 ? 0 : 100.0 * r.samples() / total,
+                    org.stackfold.io.Printable.of(r.key())));
         }
         out.print(PlainFormat.of("%d samples%n", total));
     }

@@ -80,6 +80,10 @@ final class RecordCommand implements Callable<Integer> {
     @Option(names = "--inline", description = "Add frames the compiler inlined (from DWARF debug info; costs CPU).")
     boolean inline;
 
+    @Option(names = "--jvm-attach", description = {"Also start the attach listener of JVMs the recording did not start (SIGQUIT),",
+            "for their perf maps. Default: only JVMs whose listener already runs, and the recorded command's (docs/record.md)."})
+    boolean jvmAttach;
+
     @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample.")
     boolean bpfStats;
 
@@ -104,8 +108,17 @@ final class RecordCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** The longest -d: about 115 days (and far from overflowing the nanosecond deadline). */
+    static final double MAX_SECONDS = 10_000_000;
+    /** --stack-storage's range: below, a few stacks fill a map; above, the two maps take over 512 MiB of kernel memory. */
+    static final int MIN_STACK_STORAGE = 256;
+    static final int MAX_STACK_STORAGE = 262_144;
+    /** The entries of the kernel's pid filter map (Sampler.PID_FILTER_ENTRIES). */
+    static final int MAX_PIDS = 4096;
+
     @Override
     public Integer call() throws Exception {
+        validate();
         if (userOnly && kernelOnly) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--user-only and --kernel-only exclude each other");
         }
@@ -131,7 +144,8 @@ final class RecordCommand implements Callable<Integer> {
                 includeIdle, perThread, delimited, annotate, stackStorage, 0);
         PrintWriter err = spec.commandLine().getErr();
         RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
-        Profile profile = transform.apply(record(options, err, bpfStats, inline));
+        boolean profileOnStdout = output == null || output.equals("-");
+        Profile profile = transform.apply(record(options, err, bpfStats, inline, jvmAttach, profileOnStdout));
         try (AtomicOutput out = format == null ? AtomicOutput.open(output, Main.stdout()) : Outputs.open(output, format)) {
             if (html()) {
                 ViewerPage.write(ViewerData.of(profile), new ViewerPage.Options("CPU profile (stackfold record)",
@@ -155,7 +169,16 @@ final class RecordCommand implements Callable<Integer> {
     /** Records until done or until SIGINT/SIGTERM, which end the recording instead of the process. */
     static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline)
             throws java.io.IOException {
-        Recording recording = new Recording(options);
+        return record(options, err, bpfStats, inline, false, false);
+    }
+
+    /**
+     * As above; {@code jvmAttach} lets the recording start any JVM's attach listener, and
+     * {@code commandStdoutToStderr} sends the recorded command's stdout to stderr (the profile is on stdout).
+     */
+    static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline, boolean jvmAttach,
+                          boolean commandStdoutToStderr) throws java.io.IOException {
+        Recording recording = new Recording(options).attachAnyJvm(jvmAttach).commandStdoutToStderr(commandStdoutToStderr);
         SignalHandler stop = sig -> recording.stop();
         SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);
         SignalHandler oldTerm = Signal.handle(new Signal("TERM"), stop);
@@ -164,6 +187,106 @@ final class RecordCommand implements Callable<Integer> {
         } finally {
             Signal.handle(new Signal("INT"), oldInt);
             Signal.handle(new Signal("TERM"), oldTerm);
+        }
+    }
+
+    /**
+     * Checks every value before anything is loaded: bad values are usage errors (exit 2, one line);
+     * processes and commands that do not exist are input errors (exit 1) naming them.
+     */
+    private void validate() {
+        if (frequency < 1) {
+            throw usage("-F must be at least 1 sample a second, not " + frequency);
+        }
+        if (!(seconds >= 0 && seconds <= MAX_SECONDS)) {
+            throw usage("-d must be a number of seconds from 0 (until stopped) to " + (long) MAX_SECONDS + ", not " + seconds);
+        }
+        if (stackStorage != 0 && (stackStorage < MIN_STACK_STORAGE || stackStorage > MAX_STACK_STORAGE)) {
+            throw usage("--stack-storage must be from " + MIN_STACK_STORAGE + " to " + MAX_STACK_STORAGE + ", not " + stackStorage);
+        }
+        for (int pid : pids) {
+            if (pid < 1) {
+                throw usage("-p takes process ids (1 or more), not " + pid);
+            }
+        }
+        if (pids.size() > MAX_PIDS) {
+            throw usage("-p takes at most " + MAX_PIDS + " processes (" + pids.size() + " given; the kernel's pid filter"
+                    + " map holds " + MAX_PIDS + "): record the whole system, or a command, instead");
+        }
+        long limit = maxSampleRate();
+        if (limit > 0 && frequency > limit) {
+            throw usage("-F " + frequency + " is above the kernel's limit of " + limit
+                    + " samples a second (kernel.perf_event_max_sample_rate, /proc/sys/kernel/perf_event_max_sample_rate)");
+        }
+        for (int pid : pids) {
+            checkProcess(pid);
+        }
+        if (!command.isEmpty()) {
+            checkCommand(command.getFirst());
+        }
+    }
+
+    private picocli.CommandLine.ParameterException usage(String message) {
+        return new picocli.CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    /** A pid that names no process, or names a thread, is an error naming it. */
+    static void checkProcess(int pid) {
+        java.nio.file.Path status = java.nio.file.Path.of("/proc/" + pid + "/status");
+        String text;
+        try {
+            text = procFile(status);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new InputException("-p " + pid + ": no such process");
+        }
+        for (String line : text.split("\n")) {
+            if (line.startsWith("Tgid:")) {
+                String tgid = line.substring(5).strip();
+                if (!tgid.equals(Integer.toString(pid))) {
+                    throw new InputException("-p " + pid + ": a thread of process " + tgid + ", not a process; give -p " + tgid);
+                }
+            }
+        }
+    }
+
+    /** The command must be an executable file, by its path or on PATH, as the shell would find it. */
+    static void checkCommand(String name) {
+        if (name.isEmpty()) {
+            throw new InputException("the command to record is empty");
+        }
+        if (name.contains("/")) {
+            java.nio.file.Path p = java.nio.file.Path.of(name);
+            if (!java.nio.file.Files.exists(p)) {
+                throw new InputException(org.stackfold.io.Printable.of(name) + ": no such command");
+            }
+            if (java.nio.file.Files.isDirectory(p) || !java.nio.file.Files.isExecutable(p)) {
+                throw new InputException(org.stackfold.io.Printable.of(name) + ": not an executable file");
+            }
+            return;
+        }
+        String path = System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+        for (String dir : path.split(":")) {
+            java.nio.file.Path p = java.nio.file.Path.of(dir.isEmpty() ? "." : dir).resolve(name);
+            if (java.nio.file.Files.isRegularFile(p) && java.nio.file.Files.isExecutable(p)) {
+                return;
+            }
+        }
+        throw new InputException(org.stackfold.io.Printable.of(name) + ": command not found (not on PATH)");
+    }
+
+    /** A /proc file through a stream: Files.readString gave "1" for "100000" (they report a size of 0). */
+    private static String procFile(java.nio.file.Path p) throws java.io.IOException {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(p)) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    /** kernel.perf_event_max_sample_rate, or 0 where it cannot be read. */
+    static long maxSampleRate() {
+        try {
+            return Long.parseLong(procFile(java.nio.file.Path.of("/proc/sys/kernel/perf_event_max_sample_rate")).strip());
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
         }
     }
 

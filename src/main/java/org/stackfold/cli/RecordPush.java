@@ -51,6 +51,12 @@ final class RecordPush {
     @Option(names = "--push-app", paramLabel = "NAME", description = "For --push: the application name (default stackfold.cpu).")
     void app(String value) {
         options.app = value;
+        check(() -> {
+            if (!value.matches("[A-Za-z_][A-Za-z0-9_.:/-]*")) {
+                throw new UsageException("--push-app '" + org.stackfold.io.Printable.of(value)
+                        + "' must match [A-Za-z_][A-Za-z0-9_.:/-]* (labels go in --label)");
+            }
+        });
     }
 
     @Option(names = "--push-gzip", description = "For --push with --push-protocol otlp: send the body gzip-compressed.")
@@ -98,7 +104,7 @@ final class RecordPush {
         Instant end = Instant.now();
         try {
             pusher.push(profile, new Upload(options.app, Labels.map(labels), started, end, frequency));
-            err.println("stackfold: pushed the recording to " + url);
+            err.println("stackfold: pushed the recording to " + org.stackfold.io.Printable.of(ProfilePusher.shown(url.toString())));
             return true;
         } catch (PushException e) {
             err.println("stackfold: push of the recording to " + e.getMessage());

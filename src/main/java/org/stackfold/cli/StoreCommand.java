@@ -91,7 +91,7 @@ final class StoreCommand implements Callable<Integer> {
     }
 
     private void readManifest(List<Pending> pending) throws java.io.IOException {
-        List<String> lines = java.nio.file.Files.readAllLines(manifest);
+        List<String> lines = org.stackfold.io.TextFiles.readLines(manifest); // bounded: --manifest /dev/zero is an error naming it
         for (int i = 0; i < lines.size(); i++) {
             String[] f = lines.get(i).strip().split("\\s+");
             if (f.length == 1 && f[0].isEmpty() || f[0].startsWith("#")) {

@@ -117,6 +117,10 @@ final class SymbolizeCommand implements Callable<Integer> {
                 }
             }
             out.commit();
+            for (String problem : symbolizer.dwarfProblems()) {
+                spec.commandLine().getErr().println("stackfold: warning: " + org.stackfold.io.Printable.of(problem)
+                        + ": debug info unreadable; names from the symbol table, without inlined frames or lines");
+            }
         }
         return 0;
     }

@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
                 "  stackfold view profile.folded -o profile.html",
                 "  stackfold view profile.bin -o tachyon.html          # time order and thread/status filters",
                 "  stackfold view --diff before.folded after.folded -o change.html",
-                "  stackfold view recording.jfr --serve                 # http://127.0.0.1:PORT/ until Ctrl+C"})
+                "  stackfold view recording.jfr --serve                 # http://127.0.0.1:PORT/?token=... until Ctrl+C"})
 final class ViewCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "IN", description = "Profiles, merged ('-' or none: stdin).")
     List<String> inputs = new ArrayList<>();

@@ -19,7 +19,7 @@ import java.util.List;
  */
 public final class TextFiles {
     /** Option files are hand-written: anything larger is a mistake (a profile given by error). */
-    private static final long MAX = 256L << 20;
+    private static final long MAX = 64L << 20;
 
     private TextFiles() {
     }
@@ -34,7 +34,13 @@ public final class TextFiles {
             if (Files.size(file) > MAX) {
                 throw new InputException(name + ": larger than " + Sizes.format(MAX) + "; not an option file");
             }
-            b = Files.readAllBytes(file);
+            // Bounded as it is read: a device or pipe (/dev/zero) reports no size and never ends.
+            try (java.io.InputStream in = Files.newInputStream(file)) {
+                b = in.readNBytes((int) MAX + 1);
+            }
+            if (b.length > MAX) {
+                throw new InputException(name + ": more than " + Sizes.format(MAX) + "; not an option file");
+            }
         } catch (NoSuchFileException e) {
             throw new InputException(name + ": no such file");
         } catch (AccessDeniedException e) {

@@ -22,7 +22,15 @@ final class CommandLauncher {
     }
 
     static Process startStopped(List<String> command) throws IOException {
-        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", STOP_THEN_EXEC, "sh"));
+        return startStopped(command, false);
+    }
+
+    /**
+     * As {@link #startStopped(List)}; {@code stdoutToStderr} gives the command this process's stderr as
+     * its stdout (a dup in the shell before the exec, so a terminal stays a terminal).
+     */
+    static Process startStopped(List<String> command, boolean stdoutToStderr) throws IOException {
+        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", stdoutToStderr(STOP_THEN_EXEC, stdoutToStderr), "sh"));
         argv.addAll(command);
         Process p = new ProcessBuilder(argv).inheritIO().start();
         Path stat = Path.of("/proc/" + p.pid() + "/stat");
@@ -39,6 +47,11 @@ final class CommandLauncher {
             }
         }
         throw new InputException("could not start " + String.join(" ", command) + " (exit code " + p.exitValue() + ")");
+    }
+
+    /** The launch script with the command's stdout sent to stderr ({@code exec ... 1>&2}) where asked. */
+    static String stdoutToStderr(String script, boolean yes) {
+        return yes ? script + " 1>&2" : script;
     }
 
     static void resume(Process p) throws ErrnoException {

@@ -4,11 +4,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.stackfold.io.TempFiles;
 import org.stackfold.symbolize.AddressSymbolizer;
 import org.stackfold.symbolize.Symbolizer;
 
@@ -21,6 +24,11 @@ import org.stackfold.symbolize.Symbolizer;
  * whole map again) and when sampling stops, so a JVM that exits before the end keeps the names of
  * all but its most recent code.
  *
+ * <p>Passive by default ({@link JvmPerfMap}): only JVMs whose attach listener already runs are asked,
+ * except the processes of a command the recording started and, with {@code --jvm-attach}, every JVM.
+ * A perf map that did not exist before a JVM was first asked is deleted when the recording ends (its
+ * names are in the snapshots by then): a recording leaves no file behind.
+ *
  * <p>All of this runs on a worker thread of its own, so that reading a burst of new processes never
  * delays a drain (a late drain lets stack maps fill and collide). Map access is by that thread only
  * until {@link #finish} has returned.
@@ -32,6 +40,10 @@ public final class ProcessSnapshots implements Recorder.Listener {
     private final Map<Integer, AddressSymbolizer> snapshots = new HashMap<>();
     /** Live JVMs: pid to {next refresh time, interval}. */
     private final Map<Integer, long[]> jvms = new HashMap<>();
+    /** Perf maps the JVMs wrote because they were asked, to delete at the end. */
+    private final Set<Path> createdPerfMaps = new HashSet<>();
+    private final boolean attachAnyJvm;
+    private volatile int command = -1;
 
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "stackfold-snapshots");
@@ -40,7 +52,18 @@ public final class ProcessSnapshots implements Recorder.Listener {
     });
 
     public ProcessSnapshots(Symbolizer symbolizer) {
+        this(symbolizer, false);
+    }
+
+    /** {@code attachAnyJvm}: start the attach listener of any JVM (SIGQUIT), not only of the recorded command's. */
+    public ProcessSnapshots(Symbolizer symbolizer, boolean attachAnyJvm) {
         this.symbolizer = symbolizer;
+        this.attachAnyJvm = attachAnyJvm;
+    }
+
+    @Override
+    public void commandStarted(int pid) {
+        command = pid;
     }
 
     @Override
@@ -51,7 +74,7 @@ public final class ProcessSnapshots implements Recorder.Listener {
     private void take(int pid) {
         if (JvmPerfMap.isJvm(pid)) {
             jvms.put(pid, new long[] {System.nanoTime() + FIRST_JVM_REFRESH_NANOS, FIRST_JVM_REFRESH_NANOS});
-            JvmPerfMap.request(pid);
+            ask(pid);
         }
         snapshots.put(pid, snapshot(pid));
     }
@@ -103,7 +126,7 @@ public final class ProcessSnapshots implements Recorder.Listener {
 
     /** A fresh perf map and snapshot of one JVM; false once it has exited (its last snapshot stays). */
     private boolean refresh(int pid) {
-        if (!JvmPerfMap.request(pid)) {
+        if (!ask(pid)) {
             return Files.exists(Path.of("/proc/" + pid));
         }
         symbolizer.forget(pid);
@@ -112,6 +135,60 @@ public final class ProcessSnapshots implements Recorder.Listener {
             snapshots.put(pid, fresh);
         }
         return true;
+    }
+
+    /** Asks one JVM for its perf map, noting a map file that only exists because it was asked. */
+    private boolean ask(int pid) {
+        Path map = JvmPerfMap.perfMapPath(pid);
+        boolean existed = Files.exists(map);
+        boolean done = JvmPerfMap.request(pid, attachAnyJvm || descendsFromCommand(pid));
+        if (done && !existed && Files.exists(map)) {
+            Path stable = stablePath(pid, map);
+            createdPerfMaps.add(stable);
+            TempFiles.register(stable);
+        }
+        return done;
+    }
+
+    /** The map's path that outlives the process: /tmp/... when the JVM shares our root directory. */
+    private static Path stablePath(int pid, Path map) {
+        try {
+            if (Files.isSameFile(Path.of("/proc/" + pid + "/root"), Path.of("/proc/self/root"))) {
+                return Path.of("/tmp").resolve(map.getFileName());
+            }
+        } catch (IOException | RuntimeException e) {
+            // keep the /proc path
+        }
+        return map;
+    }
+
+    /** Whether {@code pid} is the recorded command or one of its descendants (a process the recording started). */
+    private boolean descendsFromCommand(int pid) {
+        int root = command;
+        if (root <= 0) {
+            return false;
+        }
+        for (int p = pid, hops = 0; p > 1 && hops < 4096; hops++) {
+            if (p == root) {
+                return true;
+            }
+            try {
+                String stat = ProcFiles.read(Path.of("/proc/" + p + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                p = Integer.parseInt(f[1]);
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** Deletes the perf maps the recording caused (after {@link #finish}: the snapshots hold their names). */
+    public void removeCreatedFiles() {
+        for (Path p : createdPerfMaps) {
+            TempFiles.delete(p);
+        }
+        createdPerfMaps.clear();
     }
 
     /** The process's symbolizer, or null when it could not be read. */

@@ -21,6 +21,10 @@ public final class Recorder {
     public interface Listener {
         void newProcess(int pid);
 
+        /** The recorded command was started as {@code pid} (before it runs its first instruction). */
+        default void commandStarted(int pid) {
+        }
+
         /** After each drain, on the drain thread. */
         default void drained() {
         }
@@ -33,9 +37,18 @@ public final class Recorder {
 
     private final RecordOptions options;
     private final AtomicBoolean stop = new AtomicBoolean();
+    private volatile boolean commandStdoutToStderr;
 
     public Recorder(RecordOptions options) {
         this.options = options;
+    }
+
+    /**
+     * Sends the recorded command's stdout to this process's stderr (where the profile goes to stdout,
+     * so that the command's output never lands in the profile).
+     */
+    public void commandStdoutToStderr(boolean yes) {
+        commandStdoutToStderr = yes;
     }
 
     /** Ends the recording at the next check (within ~50 ms); safe from a signal handler's thread. */
@@ -53,7 +66,8 @@ public final class Recorder {
             }
             Process child = null;
             if (!options.command().isEmpty()) {
-                child = CommandLauncher.startStopped(options.command());
+                child = CommandLauncher.startStopped(options.command(), commandStdoutToStderr);
+                listener.commandStarted((int) child.pid());
                 try {
                     sampler.attachTaskTree((int) child.pid(), options.frequency());
                 } catch (IOException e) {

@@ -13,10 +13,23 @@ import org.stackfold.symbolize.SymbolizerOptions;
 public final class Recording {
     private final RecordOptions options;
     private final Recorder recorder;
+    private boolean attachAnyJvm;
 
     public Recording(RecordOptions options) {
         this.options = options;
         this.recorder = new Recorder(options);
+    }
+
+    /** With {@code record --jvm-attach}: start the attach listener of any JVM seen, not only the command's. */
+    public Recording attachAnyJvm(boolean yes) {
+        attachAnyJvm = yes;
+        return this;
+    }
+
+    /** The recorded command's stdout goes to this process's stderr (the profile is on stdout). */
+    public Recording commandStdoutToStderr(boolean yes) {
+        recorder.commandStdoutToStderr(yes);
+        return this;
     }
 
     /** Ends the recording early (Ctrl-C, SIGTERM); the profile is still folded and returned. */
@@ -28,14 +41,29 @@ public final class Recording {
     public StackFolder.Folded run(PrintWriter err, boolean measureProgram, boolean inline) throws IOException {
         // Line numbers never reach folded names; inlined frames cost DWARF parsing, so they are asked for.
         SymbolizerOptions symbols = new SymbolizerOptions(true, inline, false, false);
-        try (Symbolizer symbolizer = new Symbolizer(symbols)) {
-            ProcessSnapshots processes = new ProcessSnapshots(symbolizer);
-            Recorder.Result result = recorder.record(processes, measureProgram);
-            processes.finish();
+        // JVMs are asked for perf maps by ProcessSnapshots under the recording's rules, never by the symbolizer.
+        try (Symbolizer symbolizer = new Symbolizer(symbols).askJvmsForPerfMaps(false)) {
+            ProcessSnapshots processes = new ProcessSnapshots(symbolizer, attachAnyJvm);
+            Recorder.Result result;
+            try {
+                result = recorder.record(processes, measureProgram);
+            } finally {
+                processes.finish();
+                processes.removeCreatedFiles();
+            }
             StackFolder.Folded folded = new StackFolder(options, symbolizer, processes, result.drained(),
                     result.maxDepth()).fold();
             folded.accounting().print(err, options.frequency(), result, processes.processes());
+            warnBrokenDwarf(symbolizer, err);
             return folded;
+        }
+    }
+
+    /** Once per file whose DWARF could not be read: its frames kept their symbol table names, without inlined frames. */
+    static void warnBrokenDwarf(Symbolizer symbolizer, PrintWriter err) {
+        for (String problem : symbolizer.dwarfProblems()) {
+            err.println("stackfold: warning: " + org.stackfold.io.Printable.of(problem)
+                    + ": debug info unreadable; its frames are named by the symbol table, without inlined frames or lines");
         }
     }
 }

@@ -105,7 +105,9 @@ final class ElfFile {
                 k++;
             }
         }
-        boolean hasSections = shoff != 0 && shnum > 0 && shoff + (long) shnum * shentsize <= data.byteSize() && shentsize >= 64;
+        // Offsets are unsigned 64-bit: compared by subtraction so that one past 2^63 cannot wrap into range.
+        boolean hasSections = shoff > 0 && shnum > 0 && shentsize >= 64
+                && (long) shnum * shentsize <= data.byteSize() && shoff <= data.byteSize() - (long) shnum * shentsize;
         if (!hasSections) {
             shnum = 0;
         }
@@ -170,7 +172,7 @@ final class ElfFile {
     /** True when the section has bytes inside the file (not NOBITS, in bounds). */
     boolean inFile(int section) {
         return sectionType[section] != SHT_NOBITS && sectionOffset[section] >= 0 && sectionSize[section] >= 0
-                && sectionOffset[section] + sectionSize[section] <= data.byteSize();
+                && sectionOffset[section] <= data.byteSize() && sectionSize[section] <= data.byteSize() - sectionOffset[section];
     }
 
     /** The raw bytes of a section as a slice of the mapping (compressed sections stay compressed). */
@@ -332,7 +334,7 @@ final class ElfFile {
     }
 
     private long check(long offset, long length) {
-        if (offset < 0 || length < 0 || offset + length > data.byteSize()) {
+        if (offset < 0 || length < 0 || offset > data.byteSize() || length > data.byteSize() - offset) {
             throw InputException.atOffset(name, offset, "ELF header points outside the file");
         }
         return offset;

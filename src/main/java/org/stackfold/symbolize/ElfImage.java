@@ -24,6 +24,8 @@ final class ElfImage {
     private volatile java.util.Map<String, Integer> symbolsByName;
     private volatile DwarfIndex dwarf;
     private volatile boolean dwarfResolved;
+    /** Why the DWARF was given up (one line naming the file and offset), or null while it reads. */
+    private volatile String dwarfProblem;
 
     ElfImage(ElfFile elf, Path diskPath, DebugFiles debugFiles) {
         this.elf = elf;
@@ -132,14 +134,29 @@ final class ElfImage {
                 if (!dwarfResolved) {
                     try {
                         dwarf = DwarfIndex.of(dwarfFile());
-                    } catch (InputException e) {
-                        dwarf = null; // corrupt DWARF: names from the symbol table only
+                    } catch (RuntimeException e) {
+                        brokenDwarf(e); // corrupt DWARF: names from the symbol table only
                     }
                     dwarfResolved = true;
                 }
             }
         }
         return dwarf;
+    }
+
+    /** Gives up this file's DWARF for good: its frames are named by the symbol table, as addr2line does. */
+    private synchronized void brokenDwarf(RuntimeException e) {
+        dwarf = null;
+        dwarfResolved = true;
+        if (dwarfProblem == null) {
+            String m = e instanceof InputException ? e.getMessage() : dwarfFile().name + ": " + e;
+            dwarfProblem = m.lines().findFirst().orElse("");
+        }
+    }
+
+    /** Why this file's DWARF could not be read (one line), or null where it reads (or was never needed). */
+    String dwarfProblem() {
+        return dwarfProblem;
     }
 
     /**
@@ -152,13 +169,23 @@ final class ElfImage {
         SymbolTable t = symbols();
         int s = t == null ? -1 : t.covering(vaddr);
         DwarfIndex d = options.inline() || options.lines() ? dwarf() : null;
-        if (d == null) {
-            if (s < 0) {
-                return List.of(new SymbolFrame(Symbolizer.UNKNOWN, vaddr, null, 0, kind, module, false));
+        if (d != null) {
+            try {
+                return dwarfFrames(d, t, s, vaddr, module, kind, options, names);
+            } catch (RuntimeException e) {
+                // DWARF read lazily turned out corrupt: this and every later address use the symbol table.
+                brokenDwarf(e);
             }
-            return List.of(new SymbolFrame(displayName(t, s, options, names), vaddr - t.start[s], null, 0, kind,
-                    module, false));
         }
+        if (s < 0) {
+            return List.of(new SymbolFrame(Symbolizer.UNKNOWN, vaddr, null, 0, kind, module, false));
+        }
+        return List.of(new SymbolFrame(displayName(t, s, options, names), vaddr - t.start[s], null, 0, kind,
+                module, false));
+    }
+
+    private List<SymbolFrame> dwarfFrames(DwarfIndex d, SymbolTable t, int s, long vaddr, String module, FrameKind kind,
+                                          SymbolizerOptions options, Names names) {
         int e = d.innermost(vaddr);
         int row = options.lines() ? d.lineRow(vaddr) : -1;
         String file = row >= 0 ? d.rowFile(row) : null;

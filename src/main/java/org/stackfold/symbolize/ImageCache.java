@@ -68,4 +68,16 @@ final class ImageCache {
         keyOfPath.clear();
         vdsos.clear();
     }
+
+    /** One line per file whose DWARF was given up (names then come from its symbol table), in no order. */
+    java.util.List<String> dwarfProblems() {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (ElfImage i : files.values()) {
+            String p = i.dwarfProblem();
+            if (p != null) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
 }

@@ -12,6 +12,11 @@ import java.util.concurrent.TimeUnit;
  * Compiler.perfmap}, JDK 17+): a snapshot of its code cache, which moves as methods are compiled and
  * flushed, so it is taken when the profile's process snapshot is. Best effort: a JVM that cannot be
  * attached (another user, an old JDK, no jcmd) keeps whatever map it has.
+ *
+ * <p>Passive: jcmd runs only where the JVM's attach listener already runs (its socket
+ * {@code /proc/PID/root/tmp/.java_pidN} exists), so it connects and never has to start the listener
+ * with SIGQUIT, which a JVM started with {@code -XX:+DisableAttachMechanism} answers with a thread
+ * dump on its own stdout.
  */
 final class JvmPerfMap {
     private static final long TIMEOUT_SECONDS = 30;
@@ -21,6 +26,9 @@ final class JvmPerfMap {
 
     /** Runs jcmd against {@code pid}, whose /proc directory is {@code procDir}; true when it succeeded. */
     static boolean request(int pid, Path procDir) {
+        if (!listening(pid, procDir)) {
+            return false;
+        }
         for (Path jcmd : candidates(procDir)) {
             if (!Files.isExecutable(jcmd)) {
                 continue;
@@ -41,6 +49,24 @@ final class JvmPerfMap {
             }
         }
         return false;
+    }
+
+    /** Whether the JVM's attach listener runs: a socket {@code .java_pidN} in its /tmp (N its pid in its namespace). */
+    static boolean listening(int pid, Path procDir) {
+        int nsPid = pid;
+        try {
+            for (String line : Files.readAllLines(procDir.resolve("status"))) {
+                if (line.startsWith("NSpid:")) {
+                    String[] f = line.substring(6).strip().split("\\s+");
+                    nsPid = Integer.parseInt(f[f.length - 1]);
+                }
+            }
+            var a = Files.readAttributes(procDir.resolve("root/tmp/.java_pid" + nsPid),
+                    java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            return a.isOther();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** The target's own JDK's jcmd first (it matches its attach protocol), then ours. */

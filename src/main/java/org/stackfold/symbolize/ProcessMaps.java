@@ -59,6 +59,11 @@ final class ProcessMaps {
                 }
                 if (exec) {
                     String path = new String(b, q, eol - q, StandardCharsets.UTF_8);
+                    int nul = path.indexOf('\0');
+                    if (nul >= 0) {
+                        // The kernel never writes one; a path with it names no file (and no Path can hold it).
+                        throw InputException.atLine(source, lineNo, "a NUL byte in the path (byte " + (q + nul) + ")");
+                    }
                     boolean deleted = path.endsWith(" (deleted)");
                     if (deleted) {
                         path = path.substring(0, path.length() - " (deleted)".length());

@@ -78,11 +78,17 @@ final class ProcessSnapshot implements AddressSymbolizer {
         PerfMap perfMap = null;
         if (anyAnonymous) {
             Path map = perfMapDir.resolve("perf-" + pid + ".map");
-            if (askJvm && maps.stream().anyMatch(m -> m.path().endsWith("/libjvm.so"))) {
-                JvmPerfMap.request(pid, dir);
-            }
-            if (Files.isReadable(map)) {
-                perfMap = PerfMap.load(map);
+            boolean existed = Files.exists(map);
+            boolean asked = askJvm && maps.stream().anyMatch(m -> m.path().endsWith("/libjvm.so"))
+                    && JvmPerfMap.request(pid, dir);
+            try {
+                if (Files.isReadable(map)) {
+                    perfMap = PerfMap.load(map);
+                }
+            } finally {
+                if (asked && !existed) {
+                    Files.deleteIfExists(map); // written because we asked: its names are loaded, leave no file behind
+                }
             }
         }
         return new ProcessSnapshot(pid, maps, images, perfMap, options);

@@ -96,6 +96,16 @@ public final class Symbolizer implements AutoCloseable {
      * Whether a snapshot of a JVM asks it to write its perf map first ({@code jcmd PID
      * Compiler.perfmap}, default on): JIT code moves, so the map must be as new as the profile.
      */
+    /**
+     * One line for each file whose DWARF turned out unreadable so far (its frames are then named by
+     * its symbol table, without inlined frames or lines, as addr2line does): for a caller to warn once.
+     */
+    public java.util.List<String> dwarfProblems() {
+        java.util.List<String> out = images.dwarfProblems();
+        java.util.Collections.sort(out);
+        return out;
+    }
+
     public Symbolizer askJvmsForPerfMaps(boolean ask) {
         askJvms = ask;
         return this;

@@ -84,7 +84,7 @@ class ViewCommandTest {
         byte[] page = "<!DOCTYPE html><p>x</p>".getBytes();
         try (ViewerServer s = ViewerServer.start(page, 0)) {
             assertThat(s.url()).startsWith("http://127.0.0.1:");
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(s.url() + "any")).build(),
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(s.url())).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.body()).isEqualTo("<!DOCTYPE html><p>x</p>");

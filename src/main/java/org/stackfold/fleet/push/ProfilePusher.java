@@ -42,8 +42,10 @@ public final class ProfilePusher {
 
     public ProfilePusher(Target target) {
         this.target = target;
+        // Never follow a redirect: Java (like browsers) re-sends a 301/302/303 as a bodiless GET, and the
+        // upload would "succeed" with nothing sent. A redirect fails with its status and Location.
         this.client = HttpClient.newBuilder().connectTimeout(target.timeout())
-                .followRedirects(HttpClient.Redirect.NORMAL).build();
+                .followRedirects(HttpClient.Redirect.NEVER).build();
     }
 
     /**
@@ -54,13 +56,20 @@ public final class ProfilePusher {
         if (profile.tree().isDifferential()) {
             throw new PushException(target.base() + ": a differential profile cannot be pushed; push its two sides");
         }
-        Payload p = target.protocol().payload(target.base(), profile, u, target.gzip());
+        URI base = withoutUserInfo(target.base());
+        Payload p = target.protocol().payload(base, profile, u, target.gzip());
         String where = shown(p.uri());
         HttpRequest.Builder b = HttpRequest.newBuilder(p.uri()).timeout(target.timeout())
                 .header("Content-Type", p.contentType()).header("User-Agent", "stackfold")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(p.body()));
         if (p.contentEncoding() != null) {
             b.header("Content-Encoding", p.contentEncoding());
+        }
+        String userInfo = target.base().getRawUserInfo();
+        if (userInfo != null) {
+            // http://user:password@host: HTTP basic authentication, never part of a message.
+            b.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                    java.net.URLDecoder.decode(userInfo, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8)));
         }
         HttpRequest request = b.build();
         Duration backoff = target.firstBackoff();
@@ -74,8 +83,8 @@ public final class ProfilePusher {
             }
             wait = backoff;
             try {
-                HttpResponse<byte[]> r = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                int status = r.statusCode();
+                Answer r = exchange(request);
+                int status = r.status();
                 if (status / 100 == 2) {
                     String rejected = target.protocol() == Protocol.OTLP ? rejected(r) : null;
                     if (rejected == null) {
@@ -86,6 +95,12 @@ public final class ProfilePusher {
                     break;
                 }
                 failure = "HTTP " + status + firstLine(r.body());
+                if (status / 100 == 3) {
+                    failure += " (a redirect" + r.headers().firstValue("Location").map(l -> " to " + Printable.of(shown(l)))
+                            .orElse("") + ": not followed, since a client re-sends it without the profile; give that URL)";
+                    attempt++;
+                    break;
+                }
                 if (status != 429 && status / 100 != 5) {
                     attempt++;
                     break;
@@ -100,21 +115,87 @@ public final class ProfilePusher {
                     }
                     wait = asked;
                 }
-            } catch (HttpTimeoutException e) {
+            } catch (HttpTimeoutException | java.util.concurrent.TimeoutException e) {
                 failure = "no answer within " + target.timeout().toMillis() + " ms";
             } catch (IOException e) {
-                failure = "cannot reach " + target.base() + ": " + Printable.of(e.getMessage() == null ? e.toString() : e.getMessage());
+                failure = "cannot reach " + shown(base.toString()) + ": "
+                        + Printable.of(e.getMessage() == null ? e.toString() : e.getMessage());
             }
         }
         int made = attempt - 1;
         throw new PushException(where + ": " + failure + (made == 1 ? " (not retried)" : " (after " + made + " attempts)"));
     }
 
-    /** The URL without its query, as error lines show it. */
-    private static String shown(URI uri) {
-        String s = uri.toString();
+    /** The most bytes of an answer read: its first line and an OTLP partial success are all that is used. */
+    static final int MAX_ANSWER = 64 * 1024;
+
+    /** An answer: status, headers, the head of its body. */
+    record Answer(int status, java.net.http.HttpHeaders headers, byte[] body) {
+    }
+
+    /**
+     * One attempt, ended within the timeout whatever the server does (stalls before its headers, drips
+     * its body, sends an endless one): at most {@link #MAX_ANSWER} bytes of the body are read, the rest
+     * is dropped with the connection.
+     */
+    private Answer exchange(HttpRequest request) throws IOException, InterruptedException,
+            java.util.concurrent.TimeoutException {
+        long deadline = System.nanoTime() + target.timeout().toNanos();
+        java.util.concurrent.CompletableFuture<HttpResponse<java.io.InputStream>> sent =
+                client.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<java.io.InputStream> r;
+        try {
+            r = sent.get(Math.max(1, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            sent.cancel(true);
+            throw e;
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(c == null ? e.toString() : c.toString(), c);
+        }
+        java.io.InputStream in = r.body();
+        java.util.concurrent.CompletableFuture<byte[]> head = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return in.readNBytes(MAX_ANSWER);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try {
+            return new Answer(r.statusCode(), r.headers(),
+                    head.get(Math.max(1, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS));
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof java.io.UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
+        } finally {
+            in.close(); // drops what is left of the body and, for a dripping server, the connection
+        }
+    }
+
+    /** The URI without {@code user:password@}. */
+    static URI withoutUserInfo(URI u) {
+        if (u.getRawUserInfo() == null) {
+            return u;
+        }
+        try {
+            return new URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), u.getQuery(), u.getFragment());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    /** A URL as messages show it: without its query and without a password. */
+    public static String shown(String s) {
         int q = s.indexOf('?');
-        return q < 0 ? s : s.substring(0, q);
+        s = q < 0 ? s : s.substring(0, q);
+        return s.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", "$1***@");
+    }
+
+    /** The URL without its query or password, as error lines show it. */
+    private static String shown(URI uri) {
+        return shown(uri.toString());
     }
 
     /**
@@ -138,7 +219,7 @@ public final class ProfilePusher {
     }
 
     /** An OTLP answer's partial success that rejected profiles, as a failure, or null. */
-    private static String rejected(HttpResponse<byte[]> r) {
+    private static String rejected(Answer r) {
         String type = r.headers().firstValue("Content-Type").orElse("");
         if (!type.contains("protobuf") || r.body().length == 0) {
             return null;

@@ -31,39 +31,92 @@ public final class FleetQuery implements AutoCloseable {
 
     private final Path dir;
     private final Connection connection;
+    private final Path link;
 
-    private FleetQuery(Path dir, Connection connection) {
+    private FleetQuery(Path dir, Connection connection, Path link) {
         this.dir = dir;
         this.connection = connection;
+        this.link = link;
     }
 
     public static FleetQuery open(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
             throw new InputException(dir + ": not a table directory (write one with 'stackfold store ... --to " + dir + "')");
         }
-        try (var files = Files.walk(dir)) {
-            if (files.noneMatch(f -> f.getFileName().toString().endsWith(".parquet"))) {
-                throw new InputException(dir + ": no .parquet files in the table directory");
-            }
+        List<String> files = tableFiles(dir);
+        if (files.isEmpty()) {
+            throw new InputException(dir + ": no .parquet files in the table directory");
         }
+        // DuckDB reads every path as a glob and expands a leading ~: the table is reached through a
+        // symbolic link of our own whose name holds neither, and each file is named on its own.
+        Path link = org.stackfold.io.TempFiles.directory().resolve(org.stackfold.io.TempFiles.prefix() + "table-"
+                + java.util.UUID.randomUUID());
+        org.stackfold.io.TempFiles.register(link);
         try {
+            Files.createSymbolicLink(link, dir.toAbsolutePath());
+            StringBuilder list = new StringBuilder("[");
+            for (String f : files) {
+                list.append(list.length() > 1 ? ", " : "").append(Sql.string(link.resolve(f).toString()));
+            }
+            list.append(']');
             Connection c = DriverManager.getConnection("jdbc:duckdb:");
             try (Statement s = c.createStatement()) {
-                s.execute("CREATE VIEW samples AS SELECT * FROM read_parquet("
-                        + Sql.string(dir.resolve("**").resolve("*.parquet").toString())
+                s.execute("CREATE VIEW samples AS SELECT * FROM read_parquet(" + list
                         + ", hive_partitioning = true, union_by_name = true)");
             }
-            return new FleetQuery(dir, c);
+            return new FleetQuery(dir, c, link);
         } catch (SQLException e) {
+            org.stackfold.io.TempFiles.delete(link);
             throw failure(dir, e);
+        } catch (IOException | RuntimeException e) {
+            org.stackfold.io.TempFiles.delete(link);
+            throw e;
         }
+    }
+
+    /**
+     * The table's files, relative to its directory: regular {@code .parquet} files, not empty, outside
+     * hidden directories (a store's staging directory) and without glob characters in their names
+     * (the table's own files never have them).
+     */
+    static List<String> tableFiles(Path dir) throws IOException {
+        List<String> out = new ArrayList<>();
+        Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult preVisitDirectory(Path d, java.nio.file.attribute.BasicFileAttributes a) {
+                return !d.equals(dir) && d.getFileName().toString().startsWith(".")
+                        ? java.nio.file.FileVisitResult.SKIP_SUBTREE : java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
+                String name = f.getFileName().toString();
+                String rel = dir.relativize(f).toString();
+                if (a.isRegularFile() && a.size() > 0 && name.endsWith(".parquet") && !name.startsWith(".")
+                        && rel.chars().noneMatch(ch -> "*?[]{}\\~".indexOf(ch) >= 0)) {
+                    out.add(rel);
+                }
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) {
+                return java.nio.file.FileVisitResult.CONTINUE; // a file removed while we looked (a compaction)
+            }
+        });
+        java.util.Collections.sort(out);
+        return out;
     }
 
     /** The stacks of the rows that match {@code where} (SQL over the table's columns), summed into one profile. */
     public Profile merge(String where) throws IOException {
         Profile p = new Profile();
-        String sql = "SELECT stack, CAST(sum(value) AS BIGINT) FROM samples WHERE " + condition(where) + " GROUP BY stack";
-        forEachRow(sql, rs -> add(p, rs.getString(1), 0, rs.getLong(2)));
+        String sql = "SELECT stack, CAST(sum(value) AS BIGINT), min(value), count(*) - count(value) FROM samples WHERE "
+                + condition(where) + " GROUP BY stack";
+        forEachRow(sql, rs -> {
+            checkRow(rs, 3);
+            add(p, rs.getString(1), 0, rs.getLong(2));
+        });
         return p;
     }
 
@@ -76,9 +129,10 @@ public final class FleetQuery implements AutoCloseable {
         String b = condition(before);
         String a = condition(after);
         String sql = "SELECT stack, CAST(coalesce(sum(value) FILTER (WHERE " + b + "), 0) AS BIGINT),"
-                + " CAST(coalesce(sum(value) FILTER (WHERE " + a + "), 0) AS BIGINT)"
+                + " CAST(coalesce(sum(value) FILTER (WHERE " + a + "), 0) AS BIGINT), min(value), count(*) - count(value)"
                 + " FROM samples WHERE (" + b + ") OR (" + a + ") GROUP BY stack";
         forEachRow(sql, rs -> {
+            checkRow(rs, 4);
             int node = add(p, rs.getString(1), 0, rs.getLong(2));
             p.tree().addSelf(node, 1, rs.getLong(3));
         });
@@ -97,16 +151,21 @@ public final class FleetQuery implements AutoCloseable {
         String column = topColumn(by);
         List<Top> rows = new ArrayList<>();
         String sql = "SELECT CAST(" + column + " AS VARCHAR) AS k, CAST(sum(value) AS BIGINT) AS n FROM samples WHERE "
-                + condition(where) + " GROUP BY k ORDER BY n DESC, k LIMIT " + limit;
-        forEachRow(sql, rs -> rows.add(new Top(rs.getString(1), rs.getLong(2))));
+                + condition(where) + " GROUP BY k ORDER BY n DESC, k NULLS LAST LIMIT " + limit;
+        forEachRow(sql, rs -> rows.add(new Top(rs.getString(1) == null ? "NULL" : rs.getString(1), rs.getLong(2))));
         return rows;
     }
 
     /** Samples in the rows matching {@code where}: the denominator of top-N percentages. */
     public long samples(String where) throws IOException {
         long[] n = new long[1];
-        forEachRow("SELECT CAST(coalesce(sum(value), 0) AS BIGINT) FROM samples WHERE " + condition(where),
-                rs -> n[0] = rs.getLong(1));
+        // Checked here, the denominator of --top: a negative or missing value would give shares past 100%.
+        forEachRow("SELECT CAST(coalesce(sum(value), 0) AS BIGINT), 'all', min(value), count(*) - count(value)"
+                        + " FROM samples WHERE " + condition(where),
+                rs -> {
+                    checkRow(rs, 3);
+                    n[0] = rs.getLong(1);
+                });
         return n[0];
     }
 
@@ -154,7 +213,105 @@ public final class FleetQuery implements AutoCloseable {
     }
 
     private static String condition(String where) {
-        return where == null || where.isBlank() ? "true" : "(" + where + ")";
+        return where == null || where.isBlank() ? "true" : "(" + oneCondition(where) + ")";
+    }
+
+    /**
+     * Checks that {@code where} is one SQL expression that stays inside the parentheses it is put in:
+     * no {@code ;} (a second statement), no comment ({@code --}, {@code /*}) that could hide the
+     * closing parenthesis, no dollar-quoted string, parentheses balanced, all outside string literals
+     * and quoted names. {@code --sql} is the way to run statements of one's own.
+     */
+    public static String oneCondition(String where) {
+        int depth = 0;
+        for (int i = 0; i < where.length(); i++) {
+            char c = where.charAt(i);
+            if (c == '\'' || c == '"') {
+                int end = i + 1;
+                while (true) {
+                    if (end >= where.length()) {
+                        throw new UsageException("--where: a quote at character " + (i + 1) + " is not closed");
+                    }
+                    if (where.charAt(end) == c) {
+                        if (end + 1 < where.length() && where.charAt(end + 1) == c) {
+                            end += 2; // a doubled quote inside
+                            continue;
+                        }
+                        break;
+                    }
+                    end++;
+                }
+                i = end;
+                continue;
+            }
+            String what = null;
+            if (c == ';') {
+                what = "';' (one condition, not statements: use --sql for those)";
+            } else if (c == '-' && i + 1 < where.length() && where.charAt(i + 1) == '-'
+                    || c == '/' && i + 1 < where.length() && where.charAt(i + 1) == '*') {
+                what = "a comment";
+            } else if (c == '$') {
+                what = "'$'";
+            } else if (c == '(') {
+                depth++;
+            } else if (c == ')' && --depth < 0) {
+                what = "a ')' without its '('";
+            } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+                what = "a control character";
+            }
+            if (what != null) {
+                throw new UsageException("--where takes one SQL condition; " + what + " at character " + (i + 1));
+            }
+        }
+        if (depth != 0) {
+            throw new UsageException("--where: " + depth + " '(' not closed");
+        }
+        return where;
+    }
+
+    /**
+     * The condition that rows carry every label of {@code labels} exactly: {@code service} and
+     * {@code host} compare their columns, other labels match one whole {@code k=v} element of the
+     * {@code labels} column (so version=1 matches neither version=10 nor subversion=1).
+     */
+    public static String labelCondition(java.util.Map<String, String> labels) {
+        StringBuilder b = new StringBuilder();
+        labels.forEach((k, v) -> {
+            b.append(b.isEmpty() ? "" : " AND ");
+            if (k.equals("service") || k.equals("host")) {
+                b.append(k).append(" = ").append(Sql.string(v));
+            } else {
+                b.append("list_contains(string_split(coalesce(labels, ''), ','), ").append(Sql.string(k + "=" + v)).append(')');
+            }
+        });
+        return b.isEmpty() ? null : b.toString();
+    }
+
+    /** Both conditions (either may be null or blank). */
+    public static String and(String a, String b) {
+        boolean hasA = a != null && !a.isBlank();
+        boolean hasB = b != null && !b.isBlank();
+        if (hasA && hasB) {
+            return "(" + oneCondition(a) + ") AND (" + oneCondition(b) + ")";
+        }
+        return hasA ? a : hasB ? b : null;
+    }
+
+    /**
+     * A group's min(value) and count of NULL values (columns {@code minColumn} and the next): a table
+     * row with a negative or NULL value, or a NULL stack (column 1, where it is one), is the table's error.
+     */
+    private void checkRow(ResultSet rs, int minColumn) throws SQLException {
+        if (rs.getLong(minColumn + 1) > 0) {
+            throw new SQLException("a row has no value (NULL); the table was not written by 'stackfold store'");
+        }
+        long min = rs.getLong(minColumn);
+        if (!rs.wasNull() && min < 0) {
+            throw new SQLException("a row has the negative value " + min + "; the table was not written by 'stackfold store'");
+        }
+        if (minColumn > 2 && rs.getMetaData().getColumnLabel(1).equals("stack") && rs.getString(1) == null) {
+            throw new SQLException("a row has no stack (NULL); the table was not written by 'stackfold store'");
+        }
     }
 
     private interface RowHandler {
@@ -201,6 +358,8 @@ public final class FleetQuery implements AutoCloseable {
             connection.close();
         } catch (SQLException e) {
             throw failure(dir, e);
+        } finally {
+            org.stackfold.io.TempFiles.delete(link);
         }
     }
 }

@@ -37,6 +37,7 @@ public final class FleetStore {
      * from it comes out as its cause).
      */
     public static Written store(Path dir, Iterable<StoredProfile> profiles) throws IOException {
+        dir = dir.toAbsolutePath(); // taken literally: DuckDB would expand a leading ~
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -61,12 +62,7 @@ public final class FleetStore {
                 }
             }
             if (counts[0] > 0) {
-                try (Statement s = c.createStatement()) {
-                    s.execute("COPY (SELECT * FROM samples ORDER BY service, date, stack) TO " + Sql.string(dir.toString())
-                            + " (FORMAT parquet, PARTITION_BY (" + ProfileTable.PARTITIONS + "), COMPRESSION zstd,"
-                            + " ROW_GROUP_SIZE " + ProfileTable.ROW_GROUP_SIZE + ","
-                            + " OVERWRITE_OR_IGNORE true, FILENAME_PATTERN 'profiles_{uuid}')");
-                }
+                copyAtomically(c, dir);
             }
             return new Written((int) counts[2], counts[0], counts[1]);
         } catch (InputException e) {
@@ -80,6 +76,58 @@ public final class FleetStore {
                 throw io;
             }
             throw new IOException(dir + ": writing the table failed: " + e, e);
+        }
+    }
+
+    /** Hidden directories in a table are never read: where a store stages its files before they are moved into place. */
+    public static final String STAGING_PREFIX = ".stackfold-staging-";
+
+    /**
+     * DuckDB writes the Parquet files into a hidden staging directory inside the table (same file
+     * system), then each complete file is renamed into its partition: a reader never sees a partial
+     * file, and an interrupted store (Ctrl-C, a full disk) leaves only the staging directory, which
+     * readers skip and a shutdown hook removes.
+     */
+    private static void copyAtomically(Connection c, Path dir) throws SQLException, IOException {
+        Path staging = dir.resolve(STAGING_PREFIX + java.util.UUID.randomUUID());
+        Thread cleanup = new Thread(() -> deleteTree(staging), "stackfold-staging-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try {
+            try (Statement s = c.createStatement()) {
+                s.execute("COPY (SELECT * FROM samples ORDER BY service, date, stack) TO " + Sql.string(staging.toString())
+                        + " (FORMAT parquet, PARTITION_BY (" + ProfileTable.PARTITIONS + "), COMPRESSION zstd,"
+                        + " ROW_GROUP_SIZE " + ProfileTable.ROW_GROUP_SIZE + ","
+                        + " OVERWRITE_OR_IGNORE true, FILENAME_PATTERN 'profiles_{uuid}')");
+            }
+            java.util.List<Path> files;
+            try (var walk = Files.walk(staging)) {
+                files = walk.filter(Files::isRegularFile).toList();
+            }
+            for (Path f : files) {
+                Path target = dir.resolve(staging.relativize(f).toString());
+                Files.createDirectories(target.getParent());
+                Files.move(f, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            }
+        } finally {
+            deleteTree(staging);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException e) {
+                // shutting down: the hook runs anyway
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (var walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // best effort: readers skip hidden directories
         }
     }
 }

@@ -115,16 +115,23 @@ public final class RecordingStore {
     /** A process's name ({@code comm}), or null once it has gone. */
     private static String processName(int pid) {
         try {
-            return Files.readString(Path.of("/proc", Integer.toString(pid), "comm")).strip();
+            return proc(Path.of("/proc", Integer.toString(pid), "comm")).strip();
         } catch (IOException e) {
             return null;
+        }
+    }
+
+    /** A /proc file through a stream (they report a size of 0, and Files.readString may return only a first byte). */
+    private static String proc(Path p) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(p)) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         }
     }
 
     /** The kernel's host name (no DNS lookup, unlike InetAddress), else HOSTNAME, else none. */
     private static String hostName() {
         try {
-            return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            return proc(Path.of("/proc/sys/kernel/hostname")).strip();
         } catch (IOException e) {
             return System.getenv("HOSTNAME");
         }
