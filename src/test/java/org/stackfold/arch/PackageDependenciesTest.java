@@ -37,17 +37,18 @@ class PackageDependenciesTest {
         ALLOWED.put("transform", List.of("model"));
         ALLOWED.put("analysis", List.of("model", "io", "transform"));
         ALLOWED.put("symbolize", List.of("model", "io"));
+        ALLOWED.put("unwind", List.of("model", "io", "symbolize"));
         // What the perf.data reader and the perf script collapser share: options and frame naming.
         ALLOWED.put("perf", List.of("model", "io", "format", "symbolize"));
         // Formats: no reports (analysis), no rendering, no collapsers (collapse.perf included), no CLI.
         ALLOWED.put("format", List.of("model", "io", "format.*"));
-        ALLOWED.put("format.*", List.of("model", "io", "format", "format.*", "transform", "symbolize", "perf"));
+        ALLOWED.put("format.*", List.of("model", "io", "format", "format.*", "transform", "symbolize", "perf", "unwind"));
         ALLOWED.put("collapse", List.of("model", "io", "format", "format.*", "symbolize", "perf", "collapse.*"));
         ALLOWED.put("collapse.*", List.of("model", "io", "format", "format.*", "symbolize", "perf", "collapse"));
         // Renderers take a model: no format reads files for them (io: the palette map file, AtomicOutput).
         ALLOWED.put("render.*", List.of("model", "io", "analysis", "transform"));
-        ALLOWED.put("record", List.of("model", "io", "symbolize", "record.*"));
-        ALLOWED.put("record.*", List.of("model", "io", "symbolize", "record"));
+        ALLOWED.put("record", List.of("model", "io", "symbolize", "unwind", "format.tachyon", "record.*"));
+        ALLOWED.put("record.*", List.of("model", "io", "symbolize", "unwind", "format.tachyon", "record", "record.*"));
         ALLOWED.put("fleet.*", List.of("model", "io", "format", "format.*", "fleet.*"));
         ALLOWED.put("cli", List.of("*"));
     }
