@@ -25,8 +25,18 @@ class JvmPerfMapTest {
             assertThat(ready).startsWith("ready");
             Files.deleteIfExists(map);
             try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT)) {
+                // Passive: a JVM whose attach listener does not run is not asked (jcmd would SIGQUIT it).
+                s.process((int) child.pid());
+                assertThat(map).doesNotExist();
+                s.forget((int) child.pid());
+                // The test's own child: start its listener the way jcmd does, then the symbolizer asks it.
+                NativeTools.run(List.of(java.resolveSibling("jcmd").toString(), Long.toString(child.pid()), "VM.version"));
                 AddressSymbolizer snapshot = s.process((int) child.pid());
-                assertThat(map).exists();
+                assertThat(map).as("a map written because it was asked is deleted once read").doesNotExist();
+                s.forget((int) child.pid());
+                NativeTools.run(List.of(java.resolveSibling("jcmd").toString(), Long.toString(child.pid()), "Compiler.perfmap"));
+                snapshot = s.process((int) child.pid());
+                assertThat(map).as("a map that was there before is left").exists();
                 List<String> lines = Files.readAllLines(map);
                 // hotLeafMath, or main's loop compiled on stack with it inlined: the last such entry
                 String hot = lines.stream().filter(l -> l.contains("JitSpinner.")).reduce((a, b) -> b)
