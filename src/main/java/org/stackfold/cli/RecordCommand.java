@@ -80,7 +80,13 @@ final class RecordCommand implements Callable<Integer> {
     @Option(names = "--inline", description = "Add frames the compiler inlined (from DWARF debug info; costs CPU).")
     boolean inline;
 
-    @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample.")
+    @Option(names = "--unwind", paramLabel = "MODE",
+            description = "How user stacks are walked: dwarf (.eh_frame tables in the kernel; the default on Linux 5.15+)"
+                    + " or fp (frame pointers only, as perf -g).")
+    String unwind;
+
+    @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample"
+            + " (and the walker's verified instructions and table memory).")
     boolean bpfStats;
 
     @Option(names = "--store", paramLabel = "DIR",
@@ -101,8 +107,21 @@ final class RecordCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    private RecordOptions.Unwind unwindMode() {
+        if (unwind == null) {
+            return RecordOptions.Unwind.AUTO;
+        }
+        return switch (unwind) {
+            case "dwarf" -> RecordOptions.Unwind.DWARF;
+            case "fp" -> RecordOptions.Unwind.FP;
+            default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--unwind takes dwarf or fp, not '" + unwind + "'");
+        };
+    }
+
     @Override
     public Integer call() throws Exception {
+        RecordOptions.Unwind mode = unwindMode();
         if (userOnly && kernelOnly) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--user-only and --kernel-only exclude each other");
         }
@@ -124,7 +143,7 @@ final class RecordCommand implements Callable<Integer> {
             throw new InputException(missing);
         }
         RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
-                includeIdle, perThread, delimited, annotate, stackStorage, 0);
+                includeIdle, perThread, delimited, annotate, stackStorage, 0, mode);
         PrintWriter err = spec.commandLine().getErr();
         RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
         Profile profile = record(options, err, bpfStats, inline);

@@ -29,8 +29,14 @@ final class ElfHeaders {
     final long[][] loads;
     final String interpreter;
     final List<String> needed;
+    final long entry;
 
     private ElfHeaders(long[][] loads, String interpreter, List<String> needed) {
+        this(loads, interpreter, needed, -1);
+    }
+
+    private ElfHeaders(long[][] loads, String interpreter, List<String> needed, long entry) {
+        this.entry = entry;
         this.loads = loads;
         this.interpreter = interpreter;
         this.needed = needed;
@@ -94,7 +100,7 @@ final class ElfHeaders {
                     }
                 }
             }
-            return new ElfHeaders(l, interp, needed);
+            return new ElfHeaders(l, interp, needed, h.getLong(24));
         }
     }
 
@@ -108,6 +114,11 @@ final class ElfHeaders {
             return ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN); // too short: zeros, "not ELF"
         }
         return b;
+    }
+
+    /** The file offset of the entry point (e_entry), or -1. */
+    long entryFileOffset() {
+        return entry <= 0 ? -1 : fileOffset(loads, entry);
     }
 
     private static long fileOffset(long[][] loads, long vaddr) {

@@ -12,10 +12,11 @@ import java.nio.charset.StandardCharsets;
  * ({@link WalkKey}) become SampleKeys at the drain, with their end status ({@link WalkerProgram}). Once drained, the recorder
  * replaces the kernel's stack ids by its own (see {@link Drained}) and the generation by 0.
  */
-public record SampleKey(int pid, int tid, int kernelStack, int userStack, String comm, int generation, int status) {
-    /** A key of the frame-pointer program, which has no end status. */
+public record SampleKey(int pid, int tid, int kernelStack, int userStack, String comm, int generation, int status,
+                        int exec) {
+    /** A key of the frame-pointer program, which has no end status and does not count execs. */
     public SampleKey(int pid, int tid, int kernelStack, int userStack, String comm, int generation) {
-        this(pid, tid, kernelStack, userStack, comm, generation, NO_STATUS);
+        this(pid, tid, kernelStack, userStack, comm, generation, NO_STATUS, 0);
     }
 
     /** The status of keys from the frame-pointer program. */
@@ -39,6 +40,6 @@ public record SampleKey(int pid, int tid, int kernelStack, int userStack, String
 
     /** This key with the recorder's own stack ids. */
     public SampleKey withStacks(int kernel, int user) {
-        return new SampleKey(pid, tid, kernel, user, comm, 0, status);
+        return new SampleKey(pid, tid, kernel, user, comm, 0, status, exec);
     }
 }

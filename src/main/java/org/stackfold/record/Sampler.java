@@ -35,6 +35,11 @@ public final class Sampler implements AutoCloseable {
     /** The walker's per-generation user stacks (hash to frames); null with the frame-pointer program. */
     private final BpfMap[] ustacks = new BpfMap[2];
     private final boolean walker;
+    static final int EXEC_ENTRIES = 65536;
+    /** pid → execs seen while recording ({@link ExecProgram}). */
+    private BpfMap execs;
+    private final MemorySegment execKey = arena.allocate(8, 8);
+    private final MemorySegment execValue = arena.allocate(8, 8);
     private UnwindMaps unwind;
     private BpfProgram continuation;
     private long entryVerified, continuationVerified;
@@ -83,9 +88,14 @@ public final class Sampler implements AutoCloseable {
                 BpfMap scratch = own(BpfMap.create("sf_scratch", Bpf.MAP_TYPE_PERCPU_ARRAY, 4, WalkerProgram.STATE_SIZE, 1));
                 BpfMap progs = own(BpfMap.create("sf_progs", Bpf.MAP_TYPE_PROG_ARRAY, 4, 4, WalkerProgram.PROGS));
                 unwind = own(new UnwindMaps(rows));
+                execs = own(BpfMap.create("sf_execs", Bpf.MAP_TYPE_LRU_HASH, 4, 8, EXEC_ENTRIES));
+                BpfProgram exec = own(BpfProgram.load("sf_exec", Bpf.PROG_TYPE_RAW_TRACEPOINT,
+                        ExecProgram.assemble(execs.fd(), unwind.tracked.fd(), unwind.unknown.fd())));
+                int link = exec.attachRawTracepoint("sched_process_exec");
+                own(() -> org.stackfold.record.bpf.Syscalls.close(link));
                 WalkerProgram.Spec spec = new WalkerProgram.Spec(counts.fd(), stacks[0].fd(), stacks[1].fd(),
                         ustacks[0].fd(), ustacks[1].fd(), stats.fd(), pidFilter == null ? -1 : pidFilter.fd(),
-                        scratch.fd(), progs.fd(), unwind.lpm.fd(), unwind.tables.fd(), unwind.unknown.fd(),
+                        scratch.fd(), progs.fd(), unwind.lpm.fd(), unwind.tables.fd(), unwind.unknown.fd(), execs.fd(),
                         options.includeIdle(), options.perThread(), options.kernelStacks());
                 long t0 = System.nanoTime();
                 continuation = own(BpfProgram.load("sf_walk_more", Bpf.PROG_TYPE_PERF_EVENT,
@@ -168,6 +178,21 @@ public final class Sampler implements AutoCloseable {
                 }
             }
         }, 0, 10, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** How many times {@code pid} has exec'd since the recording began (0 with the frame-pointer program). */
+    public int execCount(int pid) {
+        if (execs == null) {
+            return 0;
+        }
+        synchronized (execs) {
+            try {
+                execKey.set(ValueLayout.JAVA_INT, 0, pid);
+                return execs.lookup(execKey, execValue) ? (int) execValue.get(ValueLayout.JAVA_LONG, 0) : 0;
+            } catch (ErrnoException e) {
+                return 0;
+            }
+        }
     }
 
     /** Whether user stacks are walked through unwind tables (else frame pointers). */
@@ -351,7 +376,7 @@ public final class Sampler implements AutoCloseable {
                 }
             }
             SampleKey sk = new SampleKey(wk.pid(), wk.tid(), wk.kernelStack(), userId, wk.comm(), wk.generation(),
-                    wk.status());
+                    wk.status(), wk.exec());
             sink.accept(sk, value.get(ValueLayout.JAVA_LONG, 0), stack(stacks[g], wk.kernelStack()),
                     userId == 0 ? user : null);
         }

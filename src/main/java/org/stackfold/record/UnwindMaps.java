@@ -32,12 +32,15 @@ final class UnwindMaps implements AutoCloseable {
     static final int TABLES = 4096;
     static final int LPM_ENTRIES = 1 << 18;
     static final int UNKNOWN_ENTRIES = 4096;
+    static final int TRACKED_ENTRIES = 65536;
 
     private final UnwindRowSource source;
     private final BpfMap template;
     final BpfMap tables;
     final BpfMap lpm;
     final BpfMap unknown;
+    /** pid → 1 for every process with prefixes in the trie (the exec program flags only these). */
+    final BpfMap tracked;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment key4 = arena.allocate(8, 8);
     private final MemorySegment next4 = arena.allocate(8, 8);
@@ -68,6 +71,7 @@ final class UnwindMaps implements AutoCloseable {
             l = BpfMap.create("sf_mappings", Bpf.MAP_TYPE_LPM_TRIE, WalkerProgram.LPM_KEY_SIZE,
                     WalkerProgram.MAPPING_SIZE, LPM_ENTRIES, Bpf.F_NO_PREALLOC, -1);
             unknown = BpfMap.create("sf_unknown", Bpf.MAP_TYPE_HASH, 4, 4, UNKNOWN_ENTRIES);
+            tracked = BpfMap.create("sf_tracked", Bpf.MAP_TYPE_HASH, 4, 4, TRACKED_ENTRIES);
         } catch (ErrnoException e) {
             for (BpfMap m : new BpfMap[] {l, o, t}) {
                 if (m != null) {
@@ -217,6 +221,9 @@ final class UnwindMaps implements AutoCloseable {
             }
         }
         prefixes.put(pid, keys);
+        key4.set(ValueLayout.JAVA_INT, 0, pid);
+        val4.set(ValueLayout.JAVA_INT, 0, 1);
+        tracked.update(key4, val4, Bpf.ANY);
         return true;
     }
 
@@ -232,6 +239,8 @@ final class UnwindMaps implements AutoCloseable {
 
     private void forget(int pid) throws ErrnoException {
         lastMaps.remove(pid);
+        key4.set(ValueLayout.JAVA_INT, 0, pid);
+        tracked.delete(key4);
         List<byte[]> old = prefixes.remove(pid);
         if (old != null) {
             for (byte[] k : old) {
@@ -316,6 +325,7 @@ final class UnwindMaps implements AutoCloseable {
 
     @Override
     public void close() {
+        tracked.close();
         unknown.close();
         lpm.close();
         tables.close(); // the inner maps go with it: only the outer map held them

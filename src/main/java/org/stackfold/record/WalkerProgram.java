@@ -92,7 +92,7 @@ public final class WalkerProgram {
 
     /** Map descriptors baked into the programs. */
     public record Spec(int countsFd, int kstacks0Fd, int kstacks1Fd, int ustacks0Fd, int ustacks1Fd, int statsFd,
-                       int pidFilterFd, int scratchFd, int progsFd, int lpmFd, int tablesFd, int unknownFd,
+                       int pidFilterFd, int scratchFd, int progsFd, int lpmFd, int tablesFd, int unknownFd, int execsFd,
                        boolean includeIdle, boolean perThread, boolean kernelStacks) {
     }
 
@@ -122,6 +122,7 @@ public final class WalkerProgram {
         BpfAssembler.Label fromTask = a.label("fromTask");
         BpfAssembler.Label regsDone = a.label("regsDone");
         BpfAssembler.Label kthread = a.label("kthread");
+        BpfAssembler.Label noExec = a.label("noExec");
 
         a.mov(R7, R1);
         a.call(Bpf.FUNC_GET_CURRENT_PID_TGID);
@@ -148,7 +149,13 @@ public final class WalkerProgram {
         } else {
             a.stW(R6, KEY + WalkKey.TID, 0);
         }
-        a.stW(R6, KEY + WalkKey.PAD, 0);
+        a.stW(R6, KEY + WalkKey.EXEC, 0);
+        a.stxW(R10, -8, R9);
+        a.ldMapFd(R1, s.execsFd()).mov(R2, R10).addImm(R2, -8);
+        a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);
+        a.jeqImm(R0, 0, noExec);
+        a.ldxW(R1, R0, 0).stxW(R6, KEY + WalkKey.EXEC, R1);
+        a.bind(noExec);
         a.stW(R10, -8, SamplingProgram.STAT_GENERATION);
         a.ldMapFd(R1, s.statsFd()).mov(R2, R10).addImm(R2, -8);
         a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);

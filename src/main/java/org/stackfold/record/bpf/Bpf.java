@@ -19,6 +19,7 @@ public final class Bpf {
     public static final int MAP_TYPE_ARRAY = 2;
     public static final int MAP_TYPE_STACK_TRACE = 7;
     public static final int MAP_TYPE_PROG_ARRAY = 3;
+    public static final int MAP_TYPE_LRU_HASH = 9;
     public static final int MAP_TYPE_PERCPU_ARRAY = 6;
     public static final int MAP_TYPE_LPM_TRIE = 11;
     public static final int MAP_TYPE_ARRAY_OF_MAPS = 12;
@@ -30,6 +31,8 @@ public final class Bpf {
     /** map_flags: an inner map whose size may differ from the template's (Linux 5.10). */
     public static final int F_INNER_MAP = 1 << 12;
     public static final int PROG_TYPE_PERF_EVENT = 7;
+    public static final int PROG_TYPE_RAW_TRACEPOINT = 17;
+    public static final int RAW_TRACEPOINT_OPEN = 17;
 
     public static final int FUNC_MAP_LOOKUP_ELEM = 1;
     public static final int FUNC_MAP_UPDATE_ELEM = 2;

@@ -69,6 +69,20 @@ public final class BpfProgram implements AutoCloseable {
         }
     }
 
+    /**
+     * BPF_RAW_TRACEPOINT_OPEN {@code name@0 prog_fd@8}: runs this raw-tracepoint program at every hit of
+     * the kernel tracepoint {@code name} (no tracefs needed); closing the descriptor detaches it.
+     */
+    public int attachRawTracepoint(String name) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment n = a.allocateFrom(name);
+            MemorySegment attr = a.allocate(Bpf.ATTR_SIZE, 8);
+            attr.set(ValueLayout.JAVA_LONG, 0, n.address());
+            attr.set(ValueLayout.JAVA_INT, 8, fd);
+            return (int) Syscalls.bpf(Bpf.RAW_TRACEPOINT_OPEN, attr, "attaching to the tracepoint " + name);
+        }
+    }
+
     /** Instructions the verifier processed to accept this program ({@code verified_insns}, Linux 5.16). */
     public long verifiedInstructions() throws ErrnoException {
         return info().get(ValueLayout.JAVA_INT, INFO_VERIFIED_INSNS) & 0xffffffffL;
