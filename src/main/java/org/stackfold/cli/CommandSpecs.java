@@ -1349,17 +1349,23 @@ final class CommandSpecs {
                 .type(boolean.class)
                 .setter(new Access(c, 167)).getter(new Access(c, 167))
                 .initialValue(c.inline).build());
+        s.addOption(OptionSpec.builder("--unwind")
+                .arity("1").paramLabel("MODE").descriptionKey("")
+                .description("How user stacks are walked: dwarf (.eh_frame tables in the kernel; the default on Linux 5.15+) or fp (frame pointers only, as perf -g).")
+                .type(java.lang.String.class)
+                .setter(new Access(c, 168)).getter(new Access(c, 168))
+                .initialValue(c.unwind).build());
         s.addOption(OptionSpec.builder("--bpf-stats")
                 .arity("0").paramLabel("<bpfStats>").descriptionKey("")
-                .description("Time the BPF program in the kernel and report its cost a sample.")
+                .description("Time the BPF program in the kernel and report its cost a sample (and the walker's verified instructions and table memory).")
                 .type(boolean.class)
-                .setter(new Access(c, 168)).getter(new Access(c, 168))
+                .setter(new Access(c, 169)).getter(new Access(c, 169))
                 .initialValue(c.bpfStats).build());
         s.addOption(OptionSpec.builder("--store")
                 .arity("1").paramLabel("DIR").descriptionKey("")
                 .description("Also add the profile to this fleet table (docs/fleet.md), stamped with the recording's start time.")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 169)).getter(new Access(c, 169))
+                .setter(new Access(c, 170)).getter(new Access(c, 170))
                 .initialValue(c.store).build());
         c.push = new RecordPush();
         s.addMixin("push", mixinRecordPush(c.push, s));
@@ -1367,13 +1373,13 @@ final class CommandSpecs {
                 .arity("1").paramLabel("NAME=VALUE").descriptionKey("")
                 .description("A label for --store and --push (repeatable). --store's default host: this machine's name; default service: the command's name, else the first process's, else 'system'.")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 170)).getter(new Access(c, 170))
+                .setter(new Access(c, 171)).getter(new Access(c, 171))
                 .initialValue(c.labels).build());
         s.addPositional(PositionalParamSpec.builder().index("*")
                 .arity("0..*").paramLabel("COMMAND").descriptionKey("")
                 .description("A command to run and record, after --.")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 171)).getter(new Access(c, 171))
+                .setter(new Access(c, 172)).getter(new Access(c, 172))
                 .initialValue(c.command).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -1397,92 +1403,92 @@ final class CommandSpecs {
                 .arity("1").paramLabel("PID").descriptionKey("")
                 .description("Addresses of this live process (root for other users' processes).")
                 .type(java.lang.Integer.class)
-                .setter(new Access(c, 172)).getter(new Access(c, 172))
+                .setter(new Access(c, 173)).getter(new Access(c, 173))
                 .initialValue(c.pid).build());
         s.addOption(OptionSpec.builder("--elf")
                 .arity("1").paramLabel("FILE").descriptionKey("")
                 .description("Virtual addresses of this ELF file (as addr2line -e takes them).")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 173)).getter(new Access(c, 173))
+                .setter(new Access(c, 174)).getter(new Access(c, 174))
                 .initialValue(c.elf).build());
         s.addOption(OptionSpec.builder("--kernel")
                 .arity("0").paramLabel("<kernel>").descriptionKey("")
                 .description("Kernel addresses (/proc/kallsyms).")
                 .type(boolean.class)
-                .setter(new Access(c, 174)).getter(new Access(c, 174))
+                .setter(new Access(c, 175)).getter(new Access(c, 175))
                 .initialValue(c.kernel).build());
         s.addOption(OptionSpec.builder("--maps")
                 .arity("1").paramLabel("FILE").descriptionKey("")
                 .description("A saved /proc/PID/maps of the process the addresses come from.")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 175)).getter(new Access(c, 175))
+                .setter(new Access(c, 176)).getter(new Access(c, 176))
                 .initialValue(c.maps).build());
         s.addOption(OptionSpec.builder("--perf-map")
                 .arity("1").paramLabel("FILE").descriptionKey("")
                 .description("With --maps: the JIT's perf map (/tmp/perf-PID.map).")
                 .type(java.nio.file.Path.class)
-                .setter(new Access(c, 176)).getter(new Access(c, 176))
+                .setter(new Access(c, 177)).getter(new Access(c, 177))
                 .initialValue(c.perfMap).build());
         s.addOption(OptionSpec.builder("--folded")
                 .arity("1").paramLabel("IN").descriptionKey("")
                 .description("Rewrite folded stacks whose frames are 0x addresses ('-' for stdin).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 177)).getter(new Access(c, 177))
+                .setter(new Access(c, 178)).getter(new Access(c, 178))
                 .initialValue(c.folded).build());
         s.addOption(OptionSpec.builder("--format")
                 .arity("1").paramLabel("frames|addr2line").descriptionKey("")
                 .description("frames (default): one line per frame; addr2line: exactly addr2line -a -f -i -C -p (with --elf).")
                 .type(org.stackfold.cli.SymbolizeCommand.Format.class)
-                .setter(new Access(c, 178)).getter(new Access(c, 178))
+                .setter(new Access(c, 179)).getter(new Access(c, 179))
                 .initialValue(c.format).build());
         s.addOption(OptionSpec.builder("--raw-names")
                 .arity("0").paramLabel("<rawNames>").descriptionKey("")
                 .description("Keep linkage names (no C++/Rust demangling).")
                 .type(boolean.class)
-                .setter(new Access(c, 179)).getter(new Access(c, 179))
+                .setter(new Access(c, 180)).getter(new Access(c, 180))
                 .initialValue(c.rawNames).build());
         s.addOption(OptionSpec.builder("--strip-params")
                 .arity("0").paramLabel("<stripParams>").descriptionKey("")
                 .description("Drop C++ parameter lists from demangled names.")
                 .type(boolean.class)
-                .setter(new Access(c, 180)).getter(new Access(c, 180))
+                .setter(new Access(c, 181)).getter(new Access(c, 181))
                 .initialValue(c.stripParams).build());
         s.addOption(OptionSpec.builder("--no-inline")
                 .arity("0").paramLabel("<noInline>").descriptionKey("")
                 .description("No inlined frames.")
                 .type(boolean.class)
-                .setter(new Access(c, 181)).getter(new Access(c, 181))
+                .setter(new Access(c, 182)).getter(new Access(c, 182))
                 .initialValue(c.noInline).build());
         s.addOption(OptionSpec.builder("--no-lines")
                 .arity("0").paramLabel("<noLines>").descriptionKey("")
                 .description("No source files and lines.")
                 .type(boolean.class)
-                .setter(new Access(c, 182)).getter(new Access(c, 182))
+                .setter(new Access(c, 183)).getter(new Access(c, 183))
                 .initialValue(c.noLines).build());
         s.addOption(OptionSpec.builder("--no-jvm-perf-map")
                 .arity("0").paramLabel("<noJvmPerfMap>").descriptionKey("")
                 .description("Do not ask a JVM target to write its perf map (jcmd PID Compiler.perfmap).")
                 .type(boolean.class)
-                .setter(new Access(c, 183)).getter(new Access(c, 183))
+                .setter(new Access(c, 184)).getter(new Access(c, 184))
                 .initialValue(c.noJvmPerfMap).build());
         s.addOption(OptionSpec.builder("--annotate")
                 .arity("0").paramLabel("<annotate>").descriptionKey("")
                 .description("With --folded: suffix kernel frames _[k], inlined _[i], JIT _[j].")
                 .type(boolean.class)
-                .setter(new Access(c, 184)).getter(new Access(c, 184))
+                .setter(new Access(c, 185)).getter(new Access(c, 185))
                 .initialValue(c.annotate).build());
         s.addOption(OptionSpec.builder("-o",
                         "--output")
                 .arity("1").paramLabel("OUT").descriptionKey("")
                 .description("Output file (default stdout).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 185)).getter(new Access(c, 185))
+                .setter(new Access(c, 186)).getter(new Access(c, 186))
                 .initialValue(c.output).build());
         s.addPositional(PositionalParamSpec.builder().index("*")
                 .arity("0..*").paramLabel("ADDR").descriptionKey("")
                 .description("Addresses (hexadecimal).")
                 .type(java.util.List.class).auxiliaryTypes(java.lang.String.class)
-                .setter(new Access(c, 186)).getter(new Access(c, 186))
+                .setter(new Access(c, 187)).getter(new Access(c, 187))
                 .initialValue(c.addresses).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -1504,20 +1510,20 @@ final class CommandSpecs {
                 .arity("1").paramLabel("OUT.svg").descriptionKey("")
                 .description("Flame graph file (default ${DEFAULT-VALUE}).")
                 .type(java.lang.String.class)
-                .setter(new Access(c, 187)).getter(new Access(c, 187))
+                .setter(new Access(c, 188)).getter(new Access(c, 188))
                 .initialValue(c.output).build());
         s.addOption(OptionSpec.builder("--bundled")
                 .arity("0").paramLabel("<bundled>").descriptionKey("")
                 .description("Use the bundled example even where recording is possible.")
                 .type(boolean.class)
-                .setter(new Access(c, 188)).getter(new Access(c, 188))
+                .setter(new Access(c, 189)).getter(new Access(c, 189))
                 .initialValue(c.bundled).build());
         s.addOption(OptionSpec.builder("-d",
                         "--duration")
                 .arity("1").paramLabel("SECONDS").descriptionKey("")
                 .description("How long to record (default ${DEFAULT-VALUE}).")
                 .type(double.class)
-                .setter(new Access(c, 189)).getter(new Access(c, 189))
+                .setter(new Access(c, 190)).getter(new Access(c, 190))
                 .initialValue(c.seconds).build());
         c.spec = s;
         s.addMixin("mixinStandardHelpOptions", standardHelp());
@@ -1743,32 +1749,33 @@ final class CommandSpecs {
                 case 165 -> ((RecordCommand) target).annotate;
                 case 166 -> ((RecordCommand) target).stackStorage;
                 case 167 -> ((RecordCommand) target).inline;
-                case 168 -> ((RecordCommand) target).bpfStats;
-                case 169 -> ((RecordCommand) target).store;
+                case 168 -> ((RecordCommand) target).unwind;
+                case 169 -> ((RecordCommand) target).bpfStats;
+                case 170 -> ((RecordCommand) target).store;
                 case 1000 -> last;
                 case 1001 -> last;
                 case 1002 -> last;
                 case 1003 -> last;
-                case 170 -> ((RecordCommand) target).labels;
-                case 171 -> ((RecordCommand) target).command;
-                case 172 -> ((SymbolizeCommand) target).pid;
-                case 173 -> ((SymbolizeCommand) target).elf;
-                case 174 -> ((SymbolizeCommand) target).kernel;
-                case 175 -> ((SymbolizeCommand) target).maps;
-                case 176 -> ((SymbolizeCommand) target).perfMap;
-                case 177 -> ((SymbolizeCommand) target).folded;
-                case 178 -> ((SymbolizeCommand) target).format;
-                case 179 -> ((SymbolizeCommand) target).rawNames;
-                case 180 -> ((SymbolizeCommand) target).stripParams;
-                case 181 -> ((SymbolizeCommand) target).noInline;
-                case 182 -> ((SymbolizeCommand) target).noLines;
-                case 183 -> ((SymbolizeCommand) target).noJvmPerfMap;
-                case 184 -> ((SymbolizeCommand) target).annotate;
-                case 185 -> ((SymbolizeCommand) target).output;
-                case 186 -> ((SymbolizeCommand) target).addresses;
-                case 187 -> ((DemoCommand) target).output;
-                case 188 -> ((DemoCommand) target).bundled;
-                case 189 -> ((DemoCommand) target).seconds;
+                case 171 -> ((RecordCommand) target).labels;
+                case 172 -> ((RecordCommand) target).command;
+                case 173 -> ((SymbolizeCommand) target).pid;
+                case 174 -> ((SymbolizeCommand) target).elf;
+                case 175 -> ((SymbolizeCommand) target).kernel;
+                case 176 -> ((SymbolizeCommand) target).maps;
+                case 177 -> ((SymbolizeCommand) target).perfMap;
+                case 178 -> ((SymbolizeCommand) target).folded;
+                case 179 -> ((SymbolizeCommand) target).format;
+                case 180 -> ((SymbolizeCommand) target).rawNames;
+                case 181 -> ((SymbolizeCommand) target).stripParams;
+                case 182 -> ((SymbolizeCommand) target).noInline;
+                case 183 -> ((SymbolizeCommand) target).noLines;
+                case 184 -> ((SymbolizeCommand) target).noJvmPerfMap;
+                case 185 -> ((SymbolizeCommand) target).annotate;
+                case 186 -> ((SymbolizeCommand) target).output;
+                case 187 -> ((SymbolizeCommand) target).addresses;
+                case 188 -> ((DemoCommand) target).output;
+                case 189 -> ((DemoCommand) target).bundled;
+                case 190 -> ((DemoCommand) target).seconds;
                 default -> throw new IllegalStateException("field " + id);
             };
         }
@@ -1966,32 +1973,33 @@ final class CommandSpecs {
                 case 165 -> ((RecordCommand) target).annotate = (Boolean) value;
                 case 166 -> ((RecordCommand) target).stackStorage = (Integer) value;
                 case 167 -> ((RecordCommand) target).inline = (Boolean) value;
-                case 168 -> ((RecordCommand) target).bpfStats = (Boolean) value;
-                case 169 -> ((RecordCommand) target).store = (java.nio.file.Path) value;
+                case 168 -> ((RecordCommand) target).unwind = (java.lang.String) value;
+                case 169 -> ((RecordCommand) target).bpfStats = (Boolean) value;
+                case 170 -> ((RecordCommand) target).store = (java.nio.file.Path) value;
                 case 1000 -> ((RecordPush) target).url((java.net.URI) value);
                 case 1001 -> ((RecordPush) target).protocol((java.lang.String) value);
                 case 1002 -> ((RecordPush) target).app((java.lang.String) value);
                 case 1003 -> ((RecordPush) target).gzip((boolean) value);
-                case 170 -> ((RecordCommand) target).labels = (java.util.List<java.lang.String>) value;
-                case 171 -> ((RecordCommand) target).command = (java.util.List<java.lang.String>) value;
-                case 172 -> ((SymbolizeCommand) target).pid = (java.lang.Integer) value;
-                case 173 -> ((SymbolizeCommand) target).elf = (java.nio.file.Path) value;
-                case 174 -> ((SymbolizeCommand) target).kernel = (Boolean) value;
-                case 175 -> ((SymbolizeCommand) target).maps = (java.nio.file.Path) value;
-                case 176 -> ((SymbolizeCommand) target).perfMap = (java.nio.file.Path) value;
-                case 177 -> ((SymbolizeCommand) target).folded = (java.lang.String) value;
-                case 178 -> ((SymbolizeCommand) target).format = (org.stackfold.cli.SymbolizeCommand.Format) value;
-                case 179 -> ((SymbolizeCommand) target).rawNames = (Boolean) value;
-                case 180 -> ((SymbolizeCommand) target).stripParams = (Boolean) value;
-                case 181 -> ((SymbolizeCommand) target).noInline = (Boolean) value;
-                case 182 -> ((SymbolizeCommand) target).noLines = (Boolean) value;
-                case 183 -> ((SymbolizeCommand) target).noJvmPerfMap = (Boolean) value;
-                case 184 -> ((SymbolizeCommand) target).annotate = (Boolean) value;
-                case 185 -> ((SymbolizeCommand) target).output = (java.lang.String) value;
-                case 186 -> ((SymbolizeCommand) target).addresses = (java.util.List<java.lang.String>) value;
-                case 187 -> ((DemoCommand) target).output = (java.lang.String) value;
-                case 188 -> ((DemoCommand) target).bundled = (Boolean) value;
-                case 189 -> ((DemoCommand) target).seconds = (Double) value;
+                case 171 -> ((RecordCommand) target).labels = (java.util.List<java.lang.String>) value;
+                case 172 -> ((RecordCommand) target).command = (java.util.List<java.lang.String>) value;
+                case 173 -> ((SymbolizeCommand) target).pid = (java.lang.Integer) value;
+                case 174 -> ((SymbolizeCommand) target).elf = (java.nio.file.Path) value;
+                case 175 -> ((SymbolizeCommand) target).kernel = (Boolean) value;
+                case 176 -> ((SymbolizeCommand) target).maps = (java.nio.file.Path) value;
+                case 177 -> ((SymbolizeCommand) target).perfMap = (java.nio.file.Path) value;
+                case 178 -> ((SymbolizeCommand) target).folded = (java.lang.String) value;
+                case 179 -> ((SymbolizeCommand) target).format = (org.stackfold.cli.SymbolizeCommand.Format) value;
+                case 180 -> ((SymbolizeCommand) target).rawNames = (Boolean) value;
+                case 181 -> ((SymbolizeCommand) target).stripParams = (Boolean) value;
+                case 182 -> ((SymbolizeCommand) target).noInline = (Boolean) value;
+                case 183 -> ((SymbolizeCommand) target).noLines = (Boolean) value;
+                case 184 -> ((SymbolizeCommand) target).noJvmPerfMap = (Boolean) value;
+                case 185 -> ((SymbolizeCommand) target).annotate = (Boolean) value;
+                case 186 -> ((SymbolizeCommand) target).output = (java.lang.String) value;
+                case 187 -> ((SymbolizeCommand) target).addresses = (java.util.List<java.lang.String>) value;
+                case 188 -> ((DemoCommand) target).output = (java.lang.String) value;
+                case 189 -> ((DemoCommand) target).bundled = (Boolean) value;
+                case 190 -> ((DemoCommand) target).seconds = (Double) value;
                 default -> throw new IllegalStateException("field " + id);
             }
             last = value;

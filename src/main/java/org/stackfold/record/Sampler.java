@@ -150,7 +150,7 @@ public final class Sampler implements AutoCloseable {
     }
 
     /**
-     * Every 10 ms: reads the maps of the processes the walker found an unknown address in (new
+     * Every millisecond (one empty get_next_key when nothing is new): reads the maps of the processes the walker found an unknown address in (new
      * processes, dlopen, exec), so that their tables and mappings are in place within milliseconds.
      */
     private void startUnwindWorker() {
@@ -177,7 +177,7 @@ public final class Sampler implements AutoCloseable {
                     // The next round tries again; samples meanwhile end with "no mapping".
                 }
             }
-        }, 0, 10, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }, 0, 1, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     /** How many times {@code pid} has exec'd since the recording began (0 with the frame-pointer program). */

@@ -56,6 +56,8 @@ final class UnwindMaps implements AutoCloseable {
     private final Map<String, Table> files = new HashMap<>();
     private final Map<Integer, List<byte[]>> prefixes = new HashMap<>();
     private final Map<Integer, String> lastMaps = new HashMap<>();
+    /** Program headers by device:inode of the files seen (a refresh reads only the maps text). */
+    private final Map<String, ElfHeaders> headers = new HashMap<>();
     private Table vdso;
     private int nextId;
     private long rows;
@@ -282,7 +284,11 @@ final class UnwindMaps implements AutoCloseable {
         Path open = Path.of("/proc/" + pid + "/map_files/" + f[0]);
         String inode = f[3] + ":" + f[4];
         try {
-            ElfHeaders h = ElfHeaders.read(open);
+            ElfHeaders h = headers.get(inode);
+            if (h == null) {
+                h = ElfHeaders.read(open);
+                headers.put(inode, h);
+            }
             long bias = h.bias(start, offset);
             if (bias == Long.MIN_VALUE) {
                 return null;
