@@ -84,7 +84,13 @@ final class RecordCommand implements Callable<Integer> {
             "for their perf maps. Default: only JVMs whose listener already runs, and the recorded command's (docs/record.md)."})
     boolean jvmAttach;
 
-    @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample.")
+    @Option(names = "--unwind", paramLabel = "MODE",
+            description = "How user stacks are walked: dwarf (.eh_frame tables in the kernel; the default on Linux 5.15+)"
+                    + " or fp (frame pointers only, as perf -g).")
+    String unwind;
+
+    @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample"
+            + " (and the walker's verified instructions and table memory).")
     boolean bpfStats;
 
     @Option(names = "--store", paramLabel = "DIR",
@@ -108,6 +114,18 @@ final class RecordCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    private RecordOptions.Unwind unwindMode() {
+        if (unwind == null) {
+            return RecordOptions.Unwind.AUTO;
+        }
+        return switch (unwind) {
+            case "dwarf" -> RecordOptions.Unwind.DWARF;
+            case "fp" -> RecordOptions.Unwind.FP;
+            default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--unwind takes dwarf or fp, not '" + unwind + "'");
+        };
+    }
+
     /** The longest -d: about 115 days (and far from overflowing the nanosecond deadline). */
     static final double MAX_SECONDS = 10_000_000;
     /** --stack-storage's range: below, a few stacks fill a map; above, the two maps take over 512 MiB of kernel memory. */
@@ -119,6 +137,7 @@ final class RecordCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
+        RecordOptions.Unwind mode = unwindMode();
         if (userOnly && kernelOnly) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--user-only and --kernel-only exclude each other");
         }
@@ -141,7 +160,7 @@ final class RecordCommand implements Callable<Integer> {
             throw new InputException(missing);
         }
         RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
-                includeIdle, perThread, delimited, annotate, stackStorage, 0);
+                includeIdle, perThread, delimited, annotate, stackStorage, 0, mode);
         PrintWriter err = spec.commandLine().getErr();
         RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
         boolean profileOnStdout = output == null || output.equals("-");

@@ -11,7 +11,21 @@ import org.stackfold.record.bpf.ErrnoException;
  * point (code built without frame pointers: the kernel's frame-pointer walk stops early).
  */
 public record Accounting(long samples, long lostToFullCountMap, long kernelCollisions, long userCollisions,
-                         long otherStackErrors, long truncatedUser, long atDepthLimit) {
+                         long otherStackErrors, long truncatedUser, long atDepthLimit, long[] ended) {
+    /** The walker's end statuses as the accounting prints them, by {@link WalkerProgram} status. */
+    static final String[] STATUS_NAMES = {"root reached", "no table (yet)", "no mapping (yet)", "read fault",
+        "depth limit", "unsupported row", "JIT stop", "kernel thread", "no unwind info"};
+
+    /** Samples whose walk ended with {@code status} (0 for recordings with frame pointers). */
+    public long ended(int status) {
+        return ended == null || status < 0 || status >= ended.length ? 0 : ended[status];
+    }
+
+    /** Whether the user stacks came from the walker (which reports how each ended). */
+    public boolean walked() {
+        return ended != null;
+    }
+
 
     /** All samples the kernel took, counted or not. */
     public long taken() {
@@ -26,6 +40,16 @@ public record Accounting(long samples, long lostToFullCountMap, long kernelColli
         private long otherErrors;
         private long truncatedUser;
         private long atDepthLimit;
+        private long[] ended;
+
+        void ended(int status, long n) {
+            if (ended == null) {
+                ended = new long[WalkerProgram.STATUSES];
+            }
+            if (status >= 0 && status < ended.length) {
+                ended[status] += n;
+            }
+        }
 
         void samples(long n) {
             samples += n;
@@ -61,7 +85,7 @@ public record Accounting(long samples, long lostToFullCountMap, long kernelColli
 
         Accounting build() {
             return new Accounting(samples, lostFull, kernelCollisions, userCollisions, otherErrors, truncatedUser,
-                    atDepthLimit);
+                    atDepthLimit, ended);
         }
     }
 
@@ -73,15 +97,42 @@ public record Accounting(long samples, long lostToFullCountMap, long kernelColli
                         + "; to other stack errors: %,d; samples lost to a full count map: %,d%n",
                 kernelCollisions, userCollisions, percent(kernelCollisions + userCollisions),
                 otherStackErrors, lostToFullCountMap);
-        err.printf(Locale.ROOT, "  user stacks ending early (code without frame pointers): %,d (%s)"
-                        + "; at the %d-frame depth limit: %,d%n",
-                truncatedUser, percent(truncatedUser), r.maxDepth(), atDepthLimit);
+        if (ended != null) {
+            StringBuilder sb = new StringBuilder("  user stacks (walked through .eh_frame) ended:");
+            String sep = " ";
+            for (int i = 0; i < ended.length; i++) {
+                if (ended[i] > 0 || i == WalkerProgram.ROOT) {
+                    sb.append(sep).append(STATUS_NAMES[i]).append(' ')
+                            .append(String.format(Locale.ROOT, "%,d (%s)", ended[i], percent(ended[i])));
+                    sep = ", ";
+                }
+            }
+            err.println(sb);
+            if (ended[WalkerProgram.JIT_STOP] > samples / 20) {
+                err.println("  (JIT code stopped many walks: run JVMs with -XX:+PreserveFramePointer)");
+            }
+        } else {
+            err.printf(Locale.ROOT, "  user stacks ending early (code without frame pointers): %,d (%s)"
+                            + "; at the %d-frame depth limit: %,d%n",
+                    truncatedUser, percent(truncatedUser), r.maxDepth(), atDepthLimit);
+        }
+        if (r.note() != null) {
+            err.println("  " + r.note());
+        }
         if (kernelCollisions + userCollisions > samples / 100) {
             err.printf(Locale.ROOT, "  (more than 1%% collisions: raise --stack-storage above %d)%n", r.stackEntries());
         }
         if (r.programStats() != null) {
             err.printf(Locale.ROOT, "  BPF program: %.1f us a sample in the kernel (%,d runs)%n",
                     r.programStats().nanosPerRun() / 1000, r.programStats().runCount());
+            Sampler.WalkerStats w = r.walker();
+            if (w != null) {
+                err.printf(Locale.ROOT, "  walker: %,d + %,d verified instructions (entry + continuation), loaded in %.2f s;"
+                                + " unwind tables: %,d files, %,d rows, %,d bytes in the kernel (%.1f B a row), built in %.2f s;"
+                                + " user stacks lost to a full stack map: %,d%n",
+                        w.entryVerified(), w.continuationVerified(), w.loadSeconds(), w.tables(), w.rows(), w.bytes(),
+                        w.rows() == 0 ? 0.0 : (double) w.bytes() / w.rows(), w.buildSeconds(), w.lostStacks());
+            }
         }
         err.flush();
     }

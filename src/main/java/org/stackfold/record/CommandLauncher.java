@@ -54,6 +54,31 @@ final class CommandLauncher {
         return yes ? script + " 1>&2" : script;
     }
 
+    /**
+     * The ELF files the command will map first: its executable (found on PATH as the shell would) with
+     * its interpreter and DT_NEEDED libraries; empty when it is not found or not ELF.
+     */
+    static java.util.Set<Path> files(List<String> command) {
+        String name = command.getFirst();
+        Path exe = null;
+        if (name.contains("/")) {
+            exe = Path.of(name);
+        } else {
+            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+                Path p = Path.of(dir.isEmpty() ? "." : dir, name);
+                if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+                    exe = p;
+                    break;
+                }
+            }
+        }
+        try {
+            return exe == null ? java.util.Set.of() : ElfHeaders.withLibraries(exe.toRealPath());
+        } catch (IOException e) {
+            return java.util.Set.of();
+        }
+    }
+
     static void resume(Process p) throws ErrnoException {
         Syscalls.kill((int) p.pid(), SIGCONT);
     }

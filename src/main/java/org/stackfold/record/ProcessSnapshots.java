@@ -37,7 +37,10 @@ public final class ProcessSnapshots implements Recorder.Listener {
     static final long FIRST_JVM_REFRESH_NANOS = 2_000_000_000L;
 
     private final Symbolizer symbolizer;
-    private final Map<Integer, AddressSymbolizer> snapshots = new HashMap<>();
+    /** By pid and exec count ({@link #key}): a process that execs gets a snapshot per program. */
+    private final Map<Long, AddressSymbolizer> snapshots = new HashMap<>();
+    /** The exec count of each process's latest snapshot. */
+    private final Map<Integer, Integer> latest = new HashMap<>();
     /** Live JVMs: pid to {next refresh time, interval}. */
     private final Map<Integer, long[]> jvms = new HashMap<>();
     /** Perf maps the JVMs wrote because they were asked, to delete at the end. */
@@ -66,17 +69,34 @@ public final class ProcessSnapshots implements Recorder.Listener {
         command = pid;
     }
 
-    @Override
-    public void newProcess(int pid) {
-        worker.execute(() -> take(pid));
+    static long key(int pid, int exec) {
+        return (long) pid << 32 | (exec & 0xffffffffL);
     }
 
-    private void take(int pid) {
+    @Override
+    public void newProcess(int pid) {
+        newProgram(pid, 0);
+    }
+
+    @Override
+    public void newProgram(int pid, int exec) {
+        worker.execute(() -> take(pid, exec));
+    }
+
+    private void take(int pid, int exec) {
+        Integer before = latest.get(pid);
+        if (before != null && before >= exec) {
+            return; // a sample of an earlier program, seen late: its maps are gone
+        }
+        if (before != null) {
+            symbolizer.forget(pid); // the process exec'd: its old snapshot must not name the new program
+        }
+        latest.put(pid, exec);
         if (JvmPerfMap.isJvm(pid)) {
             jvms.put(pid, new long[] {System.nanoTime() + FIRST_JVM_REFRESH_NANOS, FIRST_JVM_REFRESH_NANOS});
             ask(pid);
         }
-        snapshots.put(pid, snapshot(pid));
+        snapshots.put(key(pid, exec), snapshot(pid));
     }
 
     @Override
@@ -132,7 +152,7 @@ public final class ProcessSnapshots implements Recorder.Listener {
         symbolizer.forget(pid);
         AddressSymbolizer fresh = snapshot(pid);
         if (fresh != null) {
-            snapshots.put(pid, fresh);
+            snapshots.put(key(pid, latest.getOrDefault(pid, 0)), fresh);
         }
         return true;
     }
@@ -193,10 +213,15 @@ public final class ProcessSnapshots implements Recorder.Listener {
 
     /** The process's symbolizer, or null when it could not be read. */
     public AddressSymbolizer of(int pid) {
-        return snapshots.get(pid);
+        return of(pid, 0);
+    }
+
+    /** The symbolizer of the program a process ran after {@code exec} execs, or null when none was taken. */
+    public AddressSymbolizer of(int pid, int exec) {
+        return snapshots.get(key(pid, exec));
     }
 
     public int processes() {
-        return snapshots.size();
+        return latest.size();
     }
 }

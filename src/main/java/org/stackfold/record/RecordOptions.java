@@ -17,14 +17,30 @@ import java.util.List;
  * @param annotate       a {@code _[k]} suffix on kernel frames, as BCC's {@code profile -a}
  * @param stackStorage   entries of each of the two stack maps (0: 16384)
  * @param drainMillis    how often the count map is read and emptied (0: from rate and CPUs)
+ * @param unwind         how user stacks are walked: through .eh_frame tables in the kernel (DWARF), frame
+ *                       pointers (FP), or AUTO (DWARF where the kernel has what the walker needs, 5.15+)
  */
 public record RecordOptions(int frequency, double seconds, List<Integer> pids, List<String> command,
                             boolean kernelStacks, boolean userStacks, boolean includeIdle, boolean perThread,
-                            boolean delimited, boolean annotate, int stackStorage, int drainMillis) {
+                            boolean delimited, boolean annotate, int stackStorage, int drainMillis, Unwind unwind) {
     public static final int DEFAULT_FREQUENCY = 99;
+
+    /** How user stacks are walked. */
+    public enum Unwind { AUTO, FP, DWARF }
+
+    /** With the default unwinding (AUTO). */
+    public RecordOptions(int frequency, double seconds, List<Integer> pids, List<String> command,
+                         boolean kernelStacks, boolean userStacks, boolean includeIdle, boolean perThread,
+                         boolean delimited, boolean annotate, int stackStorage, int drainMillis) {
+        this(frequency, seconds, pids, command, kernelStacks, userStacks, includeIdle, perThread, delimited, annotate,
+                stackStorage, drainMillis, Unwind.AUTO);
+    }
 
     public RecordOptions {
         pids = List.copyOf(pids);
+        if (unwind == null) {
+            unwind = Unwind.AUTO;
+        }
         command = List.copyOf(command);
         if (frequency <= 0) {
             throw new IllegalArgumentException("frequency must be positive");
@@ -45,16 +61,21 @@ public record RecordOptions(int frequency, double seconds, List<Integer> pids, L
 
     public RecordOptions withSeconds(double s) {
         return new RecordOptions(frequency, s, pids, command, kernelStacks, userStacks, includeIdle, perThread,
-                delimited, annotate, stackStorage, drainMillis);
+                delimited, annotate, stackStorage, drainMillis, unwind);
     }
 
     public RecordOptions withPids(List<Integer> p) {
         return new RecordOptions(frequency, seconds, p, command, kernelStacks, userStacks, includeIdle, perThread,
-                delimited, annotate, stackStorage, drainMillis);
+                delimited, annotate, stackStorage, drainMillis, unwind);
     }
 
     public RecordOptions withCommand(List<String> c) {
         return new RecordOptions(frequency, seconds, pids, c, kernelStacks, userStacks, includeIdle, perThread,
-                delimited, annotate, stackStorage, drainMillis);
+                delimited, annotate, stackStorage, drainMillis, unwind);
+    }
+
+    public RecordOptions withUnwind(Unwind u) {
+        return new RecordOptions(frequency, seconds, pids, command, kernelStacks, userStacks, includeIdle, perThread,
+                delimited, annotate, stackStorage, drainMillis, u);
     }
 }

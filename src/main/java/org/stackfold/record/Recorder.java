@@ -25,6 +25,14 @@ public final class Recorder {
         default void commandStarted(int pid) {
         }
 
+        /**
+         * A process seen running a program for the first time: after {@code exec} execs since the
+         * recording began (always 0 with the frame-pointer program, which does not count them).
+         */
+        default void newProgram(int pid, int exec) {
+            newProcess(pid);
+        }
+
         /** After each drain, on the drain thread. */
         default void drained() {
         }
@@ -32,7 +40,7 @@ public final class Recorder {
 
     /** What a recording produced. */
     public record Result(Drained drained, int maxDepth, int stackEntries, int cpus, double seconds,
-                         BpfProgram.RunStats programStats) {
+                         BpfProgram.RunStats programStats, Sampler.WalkerStats walker, String note) {
     }
 
     private final RecordOptions options;
@@ -59,8 +67,9 @@ public final class Recorder {
     public Result record(Listener listener, boolean measureProgram) throws IOException {
         int cpus = OnlineCpus.read().size();
         Drained drained = new Drained();
-        Set<Integer> seen = new HashSet<>();
-        try (Sampler sampler = new Sampler(options, stackEntries(options))) {
+        Set<Long> seen = new HashSet<>();
+        try (Sampler sampler = new Sampler(options, stackEntries(options),
+                new TablesRowSource(new org.stackfold.unwind.UnwindTables()))) {
             if (measureProgram) {
                 sampler.enableRunTimeStats();
             }
@@ -69,6 +78,8 @@ public final class Recorder {
                 child = CommandLauncher.startStopped(options.command(), commandStdoutToStderr);
                 listener.commandStarted((int) child.pid());
                 try {
+                    // The command's files get their tables before it runs: its first samples are whole.
+                    sampler.prepare(CommandLauncher.files(options.command()), (int) child.pid());
                     sampler.attachTaskTree((int) child.pid(), options.frequency());
                 } catch (IOException e) {
                     child.destroyForcibly();
@@ -96,7 +107,7 @@ public final class Recorder {
                 child.destroy(); // as perf record does: the command does not outlive its recording
             }
             return new Result(drained, sampler.maxDepth(), sampler.stackEntries(), cpus, end / 1e6,
-                    measureProgram ? sampler.programStats() : null);
+                    measureProgram ? sampler.programStats() : null, sampler.walkerStats(), Unwinding.note(options));
         }
     }
 
@@ -128,15 +139,15 @@ public final class Recorder {
         return false;
     }
 
-    private static void drainInto(Sampler sampler, Drained drained, Drained.Window window, Set<Integer> seen,
+    private static void drainInto(Sampler sampler, Drained drained, Drained.Window window, Set<Long> seen,
                                   Listener listener) throws IOException {
         Map<SampleKey, Long> counts = window.counts();
         sampler.drain((key, count, kernelIps, userIps) -> {
             SampleKey k = key.withStacks(ownId(drained, key.kernelStack(), kernelIps),
                     ownId(drained, key.userStack(), userIps));
             counts.merge(k, count, Long::sum);
-            if (k.userStack() >= 0 && seen.add(k.pid())) {
-                listener.newProcess(k.pid());
+            if (k.userStack() >= 0 && seen.add((long) k.pid() << 32 | (k.exec() & 0xffffffffL))) {
+                listener.newProgram(k.pid(), k.exec());
             }
         });
         drained.add(window);

@@ -32,6 +32,24 @@ public final class Sampler implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final BpfMap counts;
     private final BpfMap[] stacks = new BpfMap[2];
+    /** The walker's per-generation user stacks (hash to frames); null with the frame-pointer program. */
+    private final BpfMap[] ustacks = new BpfMap[2];
+    private final boolean walker;
+    static final int EXEC_ENTRIES = 65536;
+    /** pid → execs seen while recording ({@link ExecProgram}). */
+    private BpfMap execs;
+    private final MemorySegment execKey = arena.allocate(8, 8);
+    private final MemorySegment execValue = arena.allocate(8, 8);
+    private UnwindMaps unwind;
+    private BpfProgram continuation;
+    private long entryVerified, continuationVerified;
+    private double loadSeconds;
+    private final Object unwindLock = new Object();
+    private java.util.concurrent.ScheduledExecutorService unwindWorker;
+    private MemorySegment walkKey;
+    private MemorySegment walkNext;
+    private MemorySegment hashKey;
+    private MemorySegment ustackValue;
     private int generation;
     private final BpfMap stats;
     private final BpfProgram program;
@@ -46,23 +64,65 @@ public final class Sampler implements AutoCloseable {
 
     /** Sets up maps and program for {@code options}; {@link #attach} then starts sampling. */
     public Sampler(RecordOptions options, int stackEntries) throws IOException {
+        this(options, stackEntries, UnwindRowSource.NONE);
+    }
+
+    /**
+     * Sets up maps and programs: the walker with rows from {@code rows} when {@code options} ask for
+     * DWARF unwinding of user stacks (and the kernel has what it needs), else the frame-pointer program.
+     */
+    public Sampler(RecordOptions options, int stackEntries, UnwindRowSource rows) throws IOException {
+        walker = Unwinding.walks(options);
         try {
+            if (walker) {
+                maxDepth = WalkerProgram.MAX_FRAMES;
+                counts = own(BpfMap.create("sf_counts", Bpf.MAP_TYPE_HASH, WalkKey.SIZE, 8, COUNT_ENTRIES));
+                for (int g = 0; g < 2; g++) {
+                    stacks[g] = own(BpfMap.create("sf_kstacks" + g, Bpf.MAP_TYPE_STACK_TRACE, 4,
+                            maxStackDepth() * 8, stackEntries));
+                    ustacks[g] = own(BpfMap.create("sf_ustacks" + g, Bpf.MAP_TYPE_HASH, 8, WalkerProgram.STACK_SIZE,
+                            stackEntries));
+                }
+                stats = own(BpfMap.create("sf_stats", Bpf.MAP_TYPE_ARRAY, 4, 8, WalkerProgram.STATS));
+                BpfMap pidFilter = pidFilter(options);
+                BpfMap scratch = own(BpfMap.create("sf_scratch", Bpf.MAP_TYPE_PERCPU_ARRAY, 4, WalkerProgram.STATE_SIZE, 1));
+                BpfMap progs = own(BpfMap.create("sf_progs", Bpf.MAP_TYPE_PROG_ARRAY, 4, 4, WalkerProgram.PROGS));
+                unwind = own(new UnwindMaps(rows));
+                execs = own(BpfMap.create("sf_execs", Bpf.MAP_TYPE_LRU_HASH, 4, 8, EXEC_ENTRIES));
+                BpfProgram exec = own(BpfProgram.load("sf_exec", Bpf.PROG_TYPE_RAW_TRACEPOINT,
+                        ExecProgram.assemble(execs.fd(), unwind.tracked.fd(), unwind.unknown.fd())));
+                int link = exec.attachRawTracepoint("sched_process_exec");
+                own(() -> org.stackfold.record.bpf.Syscalls.close(link));
+                WalkerProgram.Spec spec = new WalkerProgram.Spec(counts.fd(), stacks[0].fd(), stacks[1].fd(),
+                        ustacks[0].fd(), ustacks[1].fd(), stats.fd(), pidFilter == null ? -1 : pidFilter.fd(),
+                        scratch.fd(), progs.fd(), unwind.lpm.fd(), unwind.tables.fd(), unwind.unknown.fd(), execs.fd(),
+                        options.includeIdle(), options.perThread(), options.kernelStacks());
+                long t0 = System.nanoTime();
+                continuation = own(BpfProgram.load("sf_walk_more", Bpf.PROG_TYPE_PERF_EVENT,
+                        WalkerProgram.continuation(spec)));
+                stackKey.set(ValueLayout.JAVA_INT, 0, WalkerProgram.PROG_CONTINUE);
+                MemorySegment fd = arena.allocate(4, 4);
+                fd.set(ValueLayout.JAVA_INT, 0, continuation.fd());
+                progs.update(stackKey, fd, Bpf.ANY);
+                program = own(BpfProgram.load("sf_walk", Bpf.PROG_TYPE_PERF_EVENT, WalkerProgram.entry(spec)));
+                loadSeconds = (System.nanoTime() - t0) / 1e9;
+                entryVerified = program.verifiedInstructions();
+                continuationVerified = continuation.verifiedInstructions();
+                stackValue = arena.allocate(maxStackDepth() * 8L, 8);
+                walkKey = arena.allocate(WalkKey.SIZE, 8);
+                walkNext = arena.allocate(WalkKey.SIZE, 8);
+                hashKey = arena.allocate(8, 8);
+                ustackValue = arena.allocate(WalkerProgram.STACK_SIZE, 8);
+                startUnwindWorker();
+                return;
+            }
             maxDepth = maxStackDepth();
             counts = own(BpfMap.create("sf_counts", Bpf.MAP_TYPE_HASH, SampleKey.SIZE, 8, COUNT_ENTRIES));
             for (int g = 0; g < 2; g++) {
                 stacks[g] = own(BpfMap.create("sf_stacks" + g, Bpf.MAP_TYPE_STACK_TRACE, 4, maxDepth * 8, stackEntries));
             }
             stats = own(BpfMap.create("sf_stats", Bpf.MAP_TYPE_ARRAY, 4, 8, SamplingProgram.STATS));
-            BpfMap pidFilter = null;
-            if (!options.pids().isEmpty()) {
-                pidFilter = own(BpfMap.create("sf_pids", Bpf.MAP_TYPE_HASH, 4, 4, PID_FILTER_ENTRIES));
-                MemorySegment one = arena.allocate(4, 8);
-                one.set(ValueLayout.JAVA_INT, 0, 1);
-                for (int pid : options.pids()) {
-                    stackKey.set(ValueLayout.JAVA_INT, 0, pid);
-                    pidFilter.update(stackKey, one, Bpf.ANY);
-                }
-            }
+            BpfMap pidFilter = pidFilter(options);
             stackValue = arena.allocate(maxDepth * 8L, 8);
             long[] insns = SamplingProgram.assemble(new SamplingProgram.Spec(counts.fd(), stacks[0].fd(), stacks[1].fd(),
                     stats.fd(),
@@ -72,6 +132,115 @@ public final class Sampler implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
+        }
+    }
+
+    private BpfMap pidFilter(RecordOptions options) throws ErrnoException {
+        if (options.pids().isEmpty()) {
+            return null;
+        }
+        BpfMap pidFilter = own(BpfMap.create("sf_pids", Bpf.MAP_TYPE_HASH, 4, 4, PID_FILTER_ENTRIES));
+        MemorySegment one = arena.allocate(4, 8);
+        one.set(ValueLayout.JAVA_INT, 0, 1);
+        for (int pid : options.pids()) {
+            stackKey.set(ValueLayout.JAVA_INT, 0, pid);
+            pidFilter.update(stackKey, one, Bpf.ANY);
+        }
+        return pidFilter;
+    }
+
+    /**
+     * Every millisecond (one empty get_next_key when nothing is new): reads the maps of the processes the walker found an unknown address in (new
+     * processes, dlopen, exec), so that their tables and mappings are in place within milliseconds.
+     */
+    private void startUnwindWorker() {
+        unwindWorker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "stackfold-unwind");
+            t.setDaemon(true);
+            return t;
+        });
+        long[] lastSweep = {System.nanoTime()};
+        unwindWorker.scheduleWithFixedDelay(() -> {
+            synchronized (unwindLock) {
+                if (unwind == null) {
+                    return;
+                }
+                try {
+                    for (int pid : unwind.takeUnknown()) {
+                        unwind.refresh(pid);
+                    }
+                    if (System.nanoTime() - lastSweep[0] > 1_000_000_000L) {
+                        lastSweep[0] = System.nanoTime();
+                        unwind.forgetExited();
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // The next round tries again; samples meanwhile end with "no mapping".
+                }
+            }
+        }, 0, 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** How many times {@code pid} has exec'd since the recording began (0 with the frame-pointer program). */
+    public int execCount(int pid) {
+        if (execs == null) {
+            return 0;
+        }
+        synchronized (execs) {
+            try {
+                execKey.set(ValueLayout.JAVA_INT, 0, pid);
+                return execs.lookup(execKey, execValue) ? (int) execValue.get(ValueLayout.JAVA_LONG, 0) : 0;
+            } catch (ErrnoException e) {
+                return 0;
+            }
+        }
+    }
+
+    /** Whether user stacks are walked through unwind tables (else frame pointers). */
+    public boolean walks() {
+        return walker;
+    }
+
+    /** Builds the tables of a command's executable and libraries and reads a process's maps now. */
+    public void prepare(java.util.Collection<java.nio.file.Path> files, int pid) throws ErrnoException {
+        if (!walker) {
+            return;
+        }
+        synchronized (unwindLock) {
+            unwind.prepare(files);
+            if (pid > 0) {
+                unwind.refresh(pid);
+            }
+        }
+    }
+
+    /** Reads a process's maps into the walker's trie (a process first seen at a drain). */
+    public void refresh(int pid) {
+        if (!walker) {
+            return;
+        }
+        synchronized (unwindLock) {
+            try {
+                unwind.refresh(pid);
+            } catch (IOException | RuntimeException e) {
+                // Samples end with "no mapping"; the walker asks again.
+            }
+        }
+    }
+
+    /** What the walker's programs cost to load and what its tables hold (null with the frame-pointer program). */
+    public record WalkerStats(long entryVerified, long continuationVerified, double loadSeconds, int tables,
+                              long rows, long bytes, double buildSeconds, long lostStacks) {
+    }
+
+    public WalkerStats walkerStats() throws ErrnoException {
+        if (!walker) {
+            return null;
+        }
+        synchronized (unwindLock) {
+            stackKey.set(ValueLayout.JAVA_INT, 0, WalkerProgram.STAT_LOST_USTACK);
+            long lost = stats.lookup(stackKey, value) ? value.get(ValueLayout.JAVA_LONG, 0) : 0;
+            return new WalkerStats(entryVerified, continuationVerified, loadSeconds, unwind.tables(), unwind.rows(),
+                    unwind.bytes(), unwind.buildSeconds(), lost);
         }
     }
 
@@ -135,6 +304,10 @@ public final class Sampler implements AutoCloseable {
 
     /** Moves every count out of the kernel's maps into {@code sink}. */
     public void drain(CountSink sink) throws IOException {
+        if (walker) {
+            drainWalked(sink);
+            return;
+        }
         int old = generation;
         generation ^= 1;
         stackKey.set(ValueLayout.JAVA_INT, 0, SamplingProgram.STAT_GENERATION);
@@ -165,6 +338,75 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    private void switchGeneration() throws ErrnoException {
+        stackKey.set(ValueLayout.JAVA_INT, 0, SamplingProgram.STAT_GENERATION);
+        value.set(ValueLayout.JAVA_LONG, 0, generation);
+        stats.update(stackKey, value, Bpf.ANY);
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The walker's drain: as {@link #drain}'s, with user stacks read by hash from the generation's
+     * stack map (a stack whose frames do not hash to its key, a 64-bit collision, is dropped as missing)
+     * and the end status kept in the key.
+     */
+    private void drainWalked(CountSink sink) throws IOException {
+        int old = generation;
+        generation ^= 1;
+        switchGeneration();
+        List<java.util.Map<Long, long[]>> users = List.of(new java.util.HashMap<>(), new java.util.HashMap<>());
+        for (byte[] k : keys(counts, walkKey, walkNext)) {
+            MemorySegment.copy(k, 0, walkKey, ValueLayout.JAVA_BYTE, 0, k.length);
+            if (!counts.lookupAndDelete(walkKey, value)) {
+                continue;
+            }
+            WalkKey wk = WalkKey.read(walkKey);
+            int g = wk.generation() & 1;
+            long[] user = null;
+            int userId = -ErrnoException.EFAULT;
+            if (wk.userHash() != 0 || wk.status() != WalkerProgram.KTHREAD) {
+                user = users.get(g).computeIfAbsent(wk.userHash(), h -> userStack(ustacks[g], h));
+                userId = user == null || user.length == 0 ? -ErrnoException.ENOENT : 0;
+                if (wk.status() == WalkerProgram.KTHREAD) {
+                    userId = -ErrnoException.EFAULT;
+                }
+            }
+            SampleKey sk = new SampleKey(wk.pid(), wk.tid(), wk.kernelStack(), userId, wk.comm(), wk.generation(),
+                    wk.status(), wk.exec());
+            sink.accept(sk, value.get(ValueLayout.JAVA_LONG, 0), stack(stacks[g], wk.kernelStack()),
+                    userId == 0 ? user : null);
+        }
+        BpfMap done = stacks[old];
+        for (byte[] id : keys(done, stackKey, nextStackKey)) {
+            MemorySegment.copy(id, 0, stackKey, ValueLayout.JAVA_BYTE, 0, id.length);
+            done.delete(stackKey);
+        }
+        BpfMap doneUser = ustacks[old];
+        for (byte[] h : keys(doneUser, walkKey, walkNext)) {
+            MemorySegment.copy(h, 0, hashKey, ValueLayout.JAVA_BYTE, 0, 8);
+            doneUser.delete(hashKey);
+        }
+    }
+
+    private long[] userStack(BpfMap map, long hash) {
+        try {
+            hashKey.set(ValueLayout.JAVA_LONG, 0, hash);
+            if (!map.lookup(hashKey, ustackValue)) {
+                return null;
+            }
+            int n = Math.min(ustackValue.get(ValueLayout.JAVA_INT, 0), WalkerProgram.FRAME_SLOTS);
+            long[] frames = new long[Math.max(0, n)];
+            MemorySegment.copy(ustackValue, ValueLayout.JAVA_LONG, 8, frames, 0, frames.length);
+            return WalkerProgram.hash(frames, frames.length) == hash ? frames : null;
+        } catch (ErrnoException e) {
+            return null;
+        }
+    }
+
     /** Every key of a map, in one walk ({@code a} and {@code b} are scratch key buffers). */
     private static List<byte[]> keys(BpfMap map, MemorySegment a, MemorySegment b) throws ErrnoException {
         List<byte[]> keys = new ArrayList<>();
@@ -191,7 +433,7 @@ public final class Sampler implements AutoCloseable {
             return null;
         }
         int n = 0;
-        while (n < maxDepth && stackValue.getAtIndex(ValueLayout.JAVA_LONG, n) != 0) {
+        while (n < stackValue.byteSize() / 8 && stackValue.getAtIndex(ValueLayout.JAVA_LONG, n) != 0) {
             n++;
         }
         long[] ips = new long[n];
@@ -217,6 +459,17 @@ public final class Sampler implements AutoCloseable {
     @Override
     public void close() {
         stop();
+        if (unwindWorker != null) {
+            unwindWorker.shutdownNow();
+            try {
+                unwindWorker.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (unwindLock) {
+            unwind = null;
+        }
         for (int i = resources.size() - 1; i >= 0; i--) {
             try {
                 resources.get(i).close();

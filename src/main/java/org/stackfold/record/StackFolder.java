@@ -39,12 +39,17 @@ public final class StackFolder {
     private final int maxDepth;
     private final Profile profile = new Profile();
     private final Map<Integer, int[]> kernelStacks = new HashMap<>();
-    private final Map<Long, UserStack> userStacks = new HashMap<>();
+    private final Map<UserKey, UserStack> userStacks = new HashMap<>();
+    /** ELF entry points by module path, as file offsets (-1: none): the walker names an unnamed entry "_start". */
+    private final Map<String, Long> entries = new HashMap<>();
     private final Accounting.Builder accounting = new Accounting.Builder();
     private AddressSymbolizer kernel;
     private boolean kernelTried;
 
     private record UserStack(int[] frames, boolean truncated) {
+    }
+
+    private record UserKey(int pid, int exec, int stack) {
     }
 
     public StackFolder(RecordOptions options, Symbolizer symbolizer, ProcessSnapshots processes, Drained drained,
@@ -118,6 +123,10 @@ public final class StackFolder {
         accounting.samples(count);
         accounting.stackError(true, key.kernelStack(), count);
         accounting.stackError(false, key.userStack(), count);
+        if (key.status() != SampleKey.NO_STATUS) {
+            accounting.ended(key.status(), count); // the walker says exactly how each stack ended
+            return;
+        }
         if (key.userStack() >= 0) {
             UserStack u = userStacks.get(userKey(key));
             long[] ips = drained.stack(key.userStack());
@@ -130,8 +139,8 @@ public final class StackFolder {
         }
     }
 
-    private static long userKey(SampleKey key) {
-        return (long) key.pid() << 32 | (key.userStack() & 0xffffffffL);
+    private static UserKey userKey(SampleKey key) {
+        return new UserKey(key.pid(), key.exec(), key.userStack());
     }
 
     private int[] userFrames(SampleKey key) {
@@ -144,12 +153,15 @@ public final class StackFolder {
             return cached.frames();
         }
         long[] ips = drained.stack(id);
-        AddressSymbolizer process = processes.of(key.pid());
+        AddressSymbolizer process = processes.of(key.pid(), key.exec());
         List<Integer> frames = new ArrayList<>();
         boolean truncated = true;
+        boolean walked = key.status() != SampleKey.NO_STATUS;
         if (ips != null) {
             for (int i = ips.length - 1; i >= 0; i--) {
-                List<SymbolFrame> symbols = symbolize(process, ips[i], FrameKind.NATIVE);
+                // The walker's callers are return addresses: the call is the byte before (it may end a function).
+                long at = walked && i > 0 ? ips[i] - 1 : ips[i];
+                List<SymbolFrame> symbols = named(symbolize(process, at, FrameKind.NATIVE), walked);
                 if (i == ips.length - 1) {
                     truncated = !startsStack(symbols.getLast());
                 }
@@ -161,6 +173,40 @@ public final class StackFolder {
         UserStack u = new UserStack(toArray(frames), truncated);
         userStacks.put(userKey(key), u);
         return u.frames();
+    }
+
+    /**
+     * Frames nothing names carry their file as perf prints them ({@code [liblzma.so.5.4.1]}), JIT code
+     * without a perf map is {@code [JIT]}, and an unnamed ELF entry point is {@code _start} (stripped
+     * executables). Only for the walker's stacks, whose addresses are all trustworthy.
+     */
+    private List<SymbolFrame> named(List<SymbolFrame> symbols, boolean walked) {
+        SymbolFrame s = symbols.getLast();
+        if (!walked || !s.function().equals(org.stackfold.symbolize.Symbolizer.UNKNOWN)) {
+            return symbols;
+        }
+        String name;
+        if (s.kind() == FrameKind.JIT) {
+            name = "[JIT]";
+        } else if (s.module() == null) {
+            return symbols;
+        } else if (isEntry(s.module(), s.offset())) {
+            name = "_start";
+        } else {
+            name = "[" + s.module().substring(s.module().lastIndexOf('/') + 1) + "]";
+        }
+        return List.of(new SymbolFrame(name, s.offset(), null, 0, s.kind(), s.module(), false));
+    }
+
+    private boolean isEntry(String module, long fileOffset) {
+        long entry = entries.computeIfAbsent(module, m -> {
+            try {
+                return ElfHeaders.read(java.nio.file.Path.of(m)).entryFileOffset();
+            } catch (java.io.IOException | RuntimeException e) {
+                return -1L;
+            }
+        });
+        return entry >= 0 && fileOffset >= entry && fileOffset < entry + 0x30;
     }
 
     private static boolean startsStack(SymbolFrame outermost) {

@@ -18,7 +18,21 @@ public final class Bpf {
     public static final int MAP_TYPE_HASH = 1;
     public static final int MAP_TYPE_ARRAY = 2;
     public static final int MAP_TYPE_STACK_TRACE = 7;
+    public static final int MAP_TYPE_PROG_ARRAY = 3;
+    public static final int MAP_TYPE_LRU_HASH = 9;
+    public static final int MAP_TYPE_PERCPU_ARRAY = 6;
+    public static final int MAP_TYPE_LPM_TRIE = 11;
+    public static final int MAP_TYPE_ARRAY_OF_MAPS = 12;
+
+    /** map_flags: LPM tries must not preallocate. */
+    public static final int F_NO_PREALLOC = 1;
+    /** map_flags: an array user space can mmap (Linux 5.5). */
+    public static final int F_MMAPABLE = 1 << 10;
+    /** map_flags: an inner map whose size may differ from the template's (Linux 5.10). */
+    public static final int F_INNER_MAP = 1 << 12;
     public static final int PROG_TYPE_PERF_EVENT = 7;
+    public static final int PROG_TYPE_RAW_TRACEPOINT = 17;
+    public static final int RAW_TRACEPOINT_OPEN = 17;
 
     public static final int FUNC_MAP_LOOKUP_ELEM = 1;
     public static final int FUNC_MAP_UPDATE_ELEM = 2;
@@ -26,6 +40,10 @@ public final class Bpf {
     public static final int FUNC_GET_CURRENT_COMM = 16;
     /** GPL-only: the program's licence must be "GPL". */
     public static final int FUNC_GET_STACKID = 27;
+    public static final int FUNC_TAIL_CALL = 12;
+    public static final int FUNC_PROBE_READ_USER = 112;
+    public static final int FUNC_GET_CURRENT_TASK_BTF = 158;
+    public static final int FUNC_TASK_PT_REGS = 175;
 
     /** bpf_get_stackid: walk the user stack instead of the kernel's. */
     public static final int F_USER_STACK = 0x100;

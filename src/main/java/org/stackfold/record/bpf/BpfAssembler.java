@@ -25,6 +25,12 @@ public final class BpfAssembler {
     static final int STX_W = 0x63, STX_DW = 0x7b, ST_W = 0x62, ST_DW = 0x7a, LDX_W = 0x61, LDX_DW = 0x79;
     static final int ATOMIC_DW = 0xdb, LD_IMM64 = 0x18;
     static final int JA = 0x05, JEQ_IMM = 0x15, JNE_IMM = 0x55, JEQ_REG = 0x1d, JNE_REG = 0x5d, CALL = 0x85, EXIT = 0x95;
+    static final int ADD64_REG = 0x0f, SUB64_REG = 0x1f, SUB64_IMM = 0x17, MUL64_REG = 0x2f, MUL64_IMM = 0x27;
+    static final int OR64_REG = 0x4f, AND64_REG = 0x5f, LSH64_IMM = 0x67, RSH64_REG = 0x7f, XOR64_REG = 0xaf;
+    static final int XOR64_IMM = 0xa7, ARSH64_IMM = 0xc7, MOV32_REG = 0xbc, END_TO_BE = 0xdc;
+    static final int LDX_H = 0x69, LDX_B = 0x71, STX_H = 0x6b;
+    static final int JGT_IMM = 0x25, JGT_REG = 0x2d, JGE_IMM = 0x35, JGE_REG = 0x3d, JLT_IMM = 0xa5, JLT_REG = 0xad;
+    static final int JLE_IMM = 0xb5, JLE_REG = 0xbd, JSGT_IMM = 0x65;
     /** The atomic operation code for a plain fetch-less add (immediate field of ATOMIC_DW). */
     static final int ATOMIC_ADD = 0x00;
 
@@ -93,6 +99,88 @@ public final class BpfAssembler {
 
     public BpfAssembler andImm(int dst, int imm) {
         return emit(AND64_IMM, dst, 0, 0, imm);
+    }
+
+    /** dst += src. */
+    public BpfAssembler add(int dst, int src) {
+        return emit(ADD64_REG, dst, src, 0, 0);
+    }
+
+    /** dst -= src. */
+    public BpfAssembler sub(int dst, int src) {
+        return emit(SUB64_REG, dst, src, 0, 0);
+    }
+
+    public BpfAssembler subImm(int dst, int imm) {
+        return emit(SUB64_IMM, dst, 0, 0, imm);
+    }
+
+    /** dst *= src (the low 64 bits). */
+    public BpfAssembler mul(int dst, int src) {
+        return emit(MUL64_REG, dst, src, 0, 0);
+    }
+
+    public BpfAssembler mulImm(int dst, int imm) {
+        return emit(MUL64_IMM, dst, 0, 0, imm);
+    }
+
+    public BpfAssembler or(int dst, int src) {
+        return emit(OR64_REG, dst, src, 0, 0);
+    }
+
+    public BpfAssembler and(int dst, int src) {
+        return emit(AND64_REG, dst, src, 0, 0);
+    }
+
+    public BpfAssembler xor(int dst, int src) {
+        return emit(XOR64_REG, dst, src, 0, 0);
+    }
+
+    public BpfAssembler xorImm(int dst, int imm) {
+        return emit(XOR64_IMM, dst, 0, 0, imm);
+    }
+
+    /** dst <<= imm. */
+    public BpfAssembler lshImm(int dst, int imm) {
+        return emit(LSH64_IMM, dst, 0, 0, imm);
+    }
+
+    /** dst >>= src, logical. */
+    public BpfAssembler rsh(int dst, int src) {
+        return emit(RSH64_REG, dst, src, 0, 0);
+    }
+
+    /** dst >>= imm, arithmetic (sign-filling). */
+    public BpfAssembler arshImm(int dst, int imm) {
+        return emit(ARSH64_IMM, dst, 0, 0, imm);
+    }
+
+    /** dst = (u32) src: the 32-bit move, which zeroes the upper half. */
+    public BpfAssembler mov32(int dst, int src) {
+        return emit(MOV32_REG, dst, src, 0, 0);
+    }
+
+    /** dst = the low {@code bits} (16, 32 or 64) of dst in big-endian byte order (BPF_END, to BE). */
+    public BpfAssembler toBigEndian(int dst, int bits) {
+        if (bits != 16 && bits != 32 && bits != 64) {
+            throw new IllegalArgumentException("byte swap of " + bits + " bits");
+        }
+        return emit(END_TO_BE, dst, 0, 0, bits);
+    }
+
+    /** dst = *(u16 *)(src + off). */
+    public BpfAssembler ldxH(int dst, int src, int off) {
+        return emit(LDX_H, dst, src, off, 0);
+    }
+
+    /** dst = *(u8 *)(src + off). */
+    public BpfAssembler ldxB(int dst, int src, int off) {
+        return emit(LDX_B, dst, src, off, 0);
+    }
+
+    /** *(u16 *)(dst + off) = src. */
+    public BpfAssembler stxH(int dst, int off, int src) {
+        return emit(STX_H, dst, src, off, 0);
     }
 
     /** *(u32 *)(dst + off) = src. */
@@ -173,6 +261,64 @@ public final class BpfAssembler {
     /** if dst != src goto target. */
     public BpfAssembler jne(int dst, int src, Label target) {
         return jump(JNE_REG, dst, src, 0, target);
+    }
+
+    /** if dst &gt; imm goto target (unsigned). */
+    public BpfAssembler jgtImm(int dst, int imm, Label target) {
+        return jump(JGT_IMM, dst, 0, imm, target);
+    }
+
+    /** if dst &gt; src goto target (unsigned). */
+    public BpfAssembler jgt(int dst, int src, Label target) {
+        return jump(JGT_REG, dst, src, 0, target);
+    }
+
+    /** if dst &gt;= imm goto target (unsigned). */
+    public BpfAssembler jgeImm(int dst, int imm, Label target) {
+        return jump(JGE_IMM, dst, 0, imm, target);
+    }
+
+    /** if dst &gt;= src goto target (unsigned). */
+    public BpfAssembler jge(int dst, int src, Label target) {
+        return jump(JGE_REG, dst, src, 0, target);
+    }
+
+    /** if dst &lt; imm goto target (unsigned). */
+    public BpfAssembler jltImm(int dst, int imm, Label target) {
+        return jump(JLT_IMM, dst, 0, imm, target);
+    }
+
+    /** if dst &lt; src goto target (unsigned). */
+    public BpfAssembler jlt(int dst, int src, Label target) {
+        return jump(JLT_REG, dst, src, 0, target);
+    }
+
+    /** if dst &lt;= imm goto target (unsigned). */
+    public BpfAssembler jleImm(int dst, int imm, Label target) {
+        return jump(JLE_IMM, dst, 0, imm, target);
+    }
+
+    /** if dst &lt;= src goto target (unsigned). */
+    public BpfAssembler jle(int dst, int src, Label target) {
+        return jump(JLE_REG, dst, src, 0, target);
+    }
+
+    /** if dst &gt; imm goto target (signed). */
+    public BpfAssembler jsgtImm(int dst, int imm, Label target) {
+        return jump(JSGT_IMM, dst, 0, imm, target);
+    }
+
+    /**
+     * bpf_tail_call(ctx = R1, prog_array = R2, index = R3): on success the program ends and the one at
+     * that index runs with the same context; on failure (empty slot, 33 calls deep) execution goes on.
+     */
+    public BpfAssembler tailCall() {
+        return call(Bpf.FUNC_TAIL_CALL);
+    }
+
+    /** The number of instruction slots emitted so far. */
+    public int size() {
+        return size;
     }
 
     private BpfAssembler jump(int opcode, int dst, int src, int imm, Label target) {

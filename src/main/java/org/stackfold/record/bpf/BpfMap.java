@@ -28,12 +28,22 @@ public final class BpfMap implements AutoCloseable {
 
     /** BPF_MAP_CREATE: {@code map_type@0 key_size@4 value_size@8 max_entries@12 map_flags@16 map_name[16]@28}. */
     public static BpfMap create(String name, int type, int keySize, int valueSize, int maxEntries) throws ErrnoException {
+        return create(name, type, keySize, valueSize, maxEntries, 0, -1);
+    }
+
+    /** As {@link #create(String, int, int, int, int)} with {@code map_flags@16} and {@code inner_map_fd@20} (-1: none). */
+    public static BpfMap create(String name, int type, int keySize, int valueSize, int maxEntries, int flags,
+                                int innerMapFd) throws ErrnoException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment attr = a.allocate(Bpf.ATTR_SIZE, 8);
             attr.set(ValueLayout.JAVA_INT, 0, type);
             attr.set(ValueLayout.JAVA_INT, 4, keySize);
             attr.set(ValueLayout.JAVA_INT, 8, valueSize);
             attr.set(ValueLayout.JAVA_INT, 12, maxEntries);
+            attr.set(ValueLayout.JAVA_INT, 16, flags);
+            if (innerMapFd >= 0) {
+                attr.set(ValueLayout.JAVA_INT, 20, innerMapFd);
+            }
             byte[] n = name.getBytes(StandardCharsets.US_ASCII);
             MemorySegment.copy(n, 0, attr, ValueLayout.JAVA_BYTE, 28, Math.min(n.length, 15));
             int fd = (int) Syscalls.bpf(Bpf.MAP_CREATE, attr, "creating BPF map " + name + " (" + maxEntries
@@ -106,6 +116,20 @@ public final class BpfMap implements AutoCloseable {
                 return false;
             }
             throw e;
+        }
+    }
+
+    /**
+     * Copies {@code bytes} to the start of this array map's values through a shared mapping of the map
+     * (created with {@link Bpf#F_MMAPABLE}; values are 8-byte aligned, so 8-byte values are contiguous).
+     */
+    public void writeMapped(MemorySegment bytes) throws ErrnoException {
+        long length = Math.max(Syscalls.PAGE, (bytes.byteSize() + Syscalls.PAGE - 1) / Syscalls.PAGE * Syscalls.PAGE);
+        long address = Syscalls.mmapShared(fd, length, "mapping BPF map " + name);
+        try {
+            MemorySegment.copy(bytes, 0, MemorySegment.ofAddress(address).reinterpret(length), 0, bytes.byteSize());
+        } finally {
+            Syscalls.munmap(address, length);
         }
     }
 

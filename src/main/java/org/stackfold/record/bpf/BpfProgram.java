@@ -12,6 +12,7 @@ public final class BpfProgram implements AutoCloseable {
     private static final int INFO_SIZE = 232;
     private static final int INFO_RUN_TIME_NS = 192;
     private static final int INFO_RUN_CNT = 200;
+    private static final int INFO_VERIFIED_INSNS = 216;
 
     private final int fd;
 
@@ -66,6 +67,37 @@ public final class BpfProgram implements AutoCloseable {
         public double nanosPerRun() {
             return runCount == 0 ? 0 : (double) runTimeNanos / runCount;
         }
+    }
+
+    /**
+     * BPF_RAW_TRACEPOINT_OPEN {@code name@0 prog_fd@8}: runs this raw-tracepoint program at every hit of
+     * the kernel tracepoint {@code name} (no tracefs needed); closing the descriptor detaches it.
+     */
+    public int attachRawTracepoint(String name) throws ErrnoException {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment n = a.allocateFrom(name);
+            MemorySegment attr = a.allocate(Bpf.ATTR_SIZE, 8);
+            attr.set(ValueLayout.JAVA_LONG, 0, n.address());
+            attr.set(ValueLayout.JAVA_INT, 8, fd);
+            return (int) Syscalls.bpf(Bpf.RAW_TRACEPOINT_OPEN, attr, "attaching to the tracepoint " + name);
+        }
+    }
+
+    /** Instructions the verifier processed to accept this program ({@code verified_insns}, Linux 5.16). */
+    public long verifiedInstructions() throws ErrnoException {
+        return info().get(ValueLayout.JAVA_INT, INFO_VERIFIED_INSNS) & 0xffffffffL;
+    }
+
+    private MemorySegment info() throws ErrnoException {
+        MemorySegment info = Arena.ofAuto().allocate(INFO_SIZE, 8);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(Bpf.ATTR_SIZE, 8);
+            attr.set(ValueLayout.JAVA_INT, 0, fd);
+            attr.set(ValueLayout.JAVA_INT, 4, INFO_SIZE);
+            attr.set(ValueLayout.JAVA_LONG, 8, info.address());
+            Syscalls.bpf(Bpf.OBJ_GET_INFO_BY_FD, attr, "reading BPF program information");
+        }
+        return info;
     }
 
     /** BPF_OBJ_GET_INFO_BY_FD: {@code bpf_fd@0 info_len@4 info@8}. */

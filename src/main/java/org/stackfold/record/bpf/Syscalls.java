@@ -19,10 +19,16 @@ public final class Syscalls {
     public static final long SYS_PERF_EVENT_OPEN = 298;
     public static final long SYS_BPF = 321;
     private static final long SYS_CLOSE = 3;
+    private static final long SYS_MMAP = 9;
+    private static final long SYS_MUNMAP = 11;
+    public static final long PAGE = 4096;
+    private static final long PROT_READ_WRITE = 3;
+    private static final long MAP_SHARED = 1;
 
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(StructLayout.PathElement.groupElement("errno"));
     private static final MethodHandle SYSCALL;
+    private static final MethodHandle SYSCALL6;
     /** errno lands here; one per thread, reused (a drain makes thousands of calls). */
     private static final ThreadLocal<MemorySegment> STATE = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
 
@@ -33,6 +39,31 @@ public final class Syscalls {
         ValueLayout.OfLong l = ValueLayout.JAVA_LONG;
         SYSCALL = linker.downcallHandle(fn, FunctionDescriptor.of(l, l, l, l, l, l, l),
                 Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
+        SYSCALL6 = linker.downcallHandle(fn, FunctionDescriptor.of(l, l, l, l, l, l, l, l),
+                Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
+    }
+
+    /** mmap(NULL, length, PROT_READ|PROT_WRITE, MAP_SHARED, fd, 0); the address. */
+    public static long mmapShared(int fd, long length, String what) throws ErrnoException {
+        try {
+            MemorySegment state = STATE.get();
+            long r = (long) SYSCALL6.invokeExact(state, SYS_MMAP, 0L, length, PROT_READ_WRITE, MAP_SHARED, (long) fd, 0L);
+            if (r < 0 && r > -4096) {
+                throw new ErrnoException(what, (int) ERRNO.get(state, 0L));
+            }
+            if (r == -1) {
+                throw new ErrnoException(what, (int) ERRNO.get(state, 0L));
+            }
+            return r;
+        } catch (ErrnoException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("mmap failed to link", t);
+        }
+    }
+
+    public static void munmap(long address, long length) throws ErrnoException {
+        call("munmap", SYS_MUNMAP, address, length, 0, 0, 0);
     }
 
     private Syscalls() {

@@ -7,6 +7,7 @@ import static org.stackfold.record.bpf.BpfAssembler.R1;
 import static org.stackfold.record.bpf.BpfAssembler.R10;
 import static org.stackfold.record.bpf.BpfAssembler.R2;
 import static org.stackfold.record.bpf.BpfAssembler.R3;
+import static org.stackfold.record.bpf.BpfAssembler.R4;
 import static org.stackfold.record.bpf.BpfAssembler.R6;
 import static org.stackfold.record.bpf.BpfAssembler.R7;
 import static org.stackfold.record.bpf.BpfAssembler.R8;
@@ -166,5 +167,73 @@ class BpfAssemblerTest {
         BpfAssembler.Label l = a.label("twice");
         a.bind(l).exit();
         assertThatThrownBy(() -> a.bind(l)).hasMessageContaining("twice");
+    }
+
+    // The walker's instructions (issue 26), each against llvm-mc -triple bpfel -show-encoding (LLVM 14).
+
+    @Test
+    void aluRegisterForms() { // r1 += r2; r1 -= r2; r3 *= r4; r1 ^= r2; r1 |= r2; r1 &= r2; r1 >>= r2
+        assertThat(bytes(a -> a.add(R1, R2))).isEqualTo("0f21000000000000");
+        assertThat(bytes(a -> a.sub(R1, R2))).isEqualTo("1f21000000000000");
+        assertThat(bytes(a -> a.mul(R3, R4))).isEqualTo("2f43000000000000");
+        assertThat(bytes(a -> a.xor(R1, R2))).isEqualTo("af21000000000000");
+        assertThat(bytes(a -> a.or(R1, R2))).isEqualTo("4f21000000000000");
+        assertThat(bytes(a -> a.and(R1, R2))).isEqualTo("5f21000000000000");
+        assertThat(bytes(a -> a.rsh(R1, R2))).isEqualTo("7f21000000000000");
+    }
+
+    @Test
+    void aluImmediateForms() { // r1 -= 8; r1 *= 7; r1 ^= 7; r1 <<= 3; r1 s>>= 48
+        assertThat(bytes(a -> a.subImm(R1, 8))).isEqualTo("1701000008000000");
+        assertThat(bytes(a -> a.mulImm(R1, 7))).isEqualTo("2701000007000000");
+        assertThat(bytes(a -> a.xorImm(R1, 7))).isEqualTo("a701000007000000");
+        assertThat(bytes(a -> a.lshImm(R1, 3))).isEqualTo("6701000003000000");
+        assertThat(bytes(a -> a.arshImm(R1, 48))).isEqualTo("c701000030000000");
+    }
+
+    @Test
+    void mov32ZeroExtends() { // w1 = w2
+        assertThat(bytes(a -> a.mov32(R1, R2))).isEqualTo("bc21000000000000");
+    }
+
+    @Test
+    void byteSwapsToBigEndian() { // r1 = be16 r1; r1 = be32 r1; r1 = be64 r1
+        assertThat(bytes(a -> a.toBigEndian(R1, 16))).isEqualTo("dc01000010000000");
+        assertThat(bytes(a -> a.toBigEndian(R1, 32))).isEqualTo("dc01000020000000");
+        assertThat(bytes(a -> a.toBigEndian(R1, 64))).isEqualTo("dc01000040000000");
+        assertThatThrownBy(() -> new BpfAssembler().toBigEndian(R1, 8)).hasMessageContaining("8 bits");
+    }
+
+    @Test
+    void narrowLoadsAndStores() { // r1 = *(u16 *)(r2 + 4); r1 = *(u8 *)(r2 + 4); *(u16 *)(r1 + 6) = r2
+        assertThat(bytes(a -> a.ldxH(R1, R2, 4))).isEqualTo("6921040000000000");
+        assertThat(bytes(a -> a.ldxB(R1, R2, 4))).isEqualTo("7121040000000000");
+        assertThat(bytes(a -> a.stxH(R1, 6, R2))).isEqualTo("6b21060000000000");
+    }
+
+    private static String jumpOverOne(java.util.function.BiConsumer<BpfAssembler, BpfAssembler.Label> jump) {
+        return bytes(a -> {
+            BpfAssembler.Label l = a.label("l");
+            jump.accept(a, l);
+            a.exit().bind(l).exit();
+        }).substring(0, 16);
+    }
+
+    @Test
+    void unsignedAndSignedComparisons() { // if r1 > 5 goto +1; if r1 > r2 goto +1; ... if r1 s> 5 goto +1
+        assertThat(jumpOverOne((a, l) -> a.jgtImm(R1, 5, l))).isEqualTo("2501010005000000");
+        assertThat(jumpOverOne((a, l) -> a.jgt(R1, R2, l))).isEqualTo("2d21010000000000");
+        assertThat(jumpOverOne((a, l) -> a.jgeImm(R1, 5, l))).isEqualTo("3501010005000000");
+        assertThat(jumpOverOne((a, l) -> a.jge(R1, R2, l))).isEqualTo("3d21010000000000");
+        assertThat(jumpOverOne((a, l) -> a.jltImm(R1, 5, l))).isEqualTo("a501010005000000");
+        assertThat(jumpOverOne((a, l) -> a.jlt(R1, R2, l))).isEqualTo("ad21010000000000");
+        assertThat(jumpOverOne((a, l) -> a.jleImm(R1, 5, l))).isEqualTo("b501010005000000");
+        assertThat(jumpOverOne((a, l) -> a.jle(R1, R2, l))).isEqualTo("bd21010000000000");
+        assertThat(jumpOverOne((a, l) -> a.jsgtImm(R1, 5, l))).isEqualTo("6501010005000000");
+    }
+
+    @Test
+    void tailCallIsHelperTwelve() { // call 12 (bpf_tail_call)
+        assertThat(bytes(BpfAssembler::tailCall)).isEqualTo("850000000c000000");
     }
 }
