@@ -194,7 +194,7 @@ class WalkerLiveTest {
         assumeTrue(installed("/usr/bin/python3"), "no /usr/bin/python3");
         String script = "import json\n"
                 + "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
-                + "for i in range(6):\n    fib(24)\n    json.loads(json.dumps([list(range(300))] * 300))\n";
+                + "for i in range(4):\n    fib(27)\n    json.loads(json.dumps([list(range(300))] * 300))\n";
         Path py = dir.resolve("work.py");
         Files.writeString(py, script);
         Map<String, Long> stacks = record("python3", "/usr/bin/python3", py.toString());
