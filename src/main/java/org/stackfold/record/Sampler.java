@@ -175,6 +175,9 @@ public final class Sampler implements AutoCloseable {
                     }
                 } catch (IOException | RuntimeException e) {
                     // The next round tries again; samples meanwhile end with "no mapping".
+                    if (System.getenv("STACKFOLD_DEBUG_UNWIND") != null) {
+                        e.printStackTrace();
+                    }
                 }
             }
         }, 0, 1, java.util.concurrent.TimeUnit.MILLISECONDS);

@@ -108,9 +108,12 @@ final class UnwindMaps implements AutoCloseable {
     void prepare(Collection<Path> paths) {
         for (Path p : paths) {
             try {
-                Object k = Files.getAttribute(p, "unix:ino");
-                Object d = Files.getAttribute(p, "unix:dev");
-                table(((Number) d).longValue() + ":" + k, p, p.toString());
+                long ino = ((Number) Files.getAttribute(p, "unix:ino")).longValue();
+                long dev = ((Number) Files.getAttribute(p, "unix:dev")).longValue();
+                // The key /proc/PID/maps gives the same file: "major:minor inode" in hex as the kernel prints it.
+                long major = (dev >>> 8) & 0xfff | (dev >>> 32) & ~0xfffL;
+                long minor = dev & 0xff | (dev >>> 12) & ~0xffL;
+                table(String.format("%02x:%02x:%d", major, minor, ino), p, p.toString());
             } catch (IOException | RuntimeException e) {
                 // Its table is built when it is mapped, or never.
             }
@@ -182,25 +185,28 @@ final class UnwindMaps implements AutoCloseable {
             forget(pid);
             return false;
         }
-        if (text.equals(lastMaps.get(pid))) {
-            return true;
-        }
-        lastMaps.put(pid, text);
-        List<byte[]> keys = new ArrayList<>();
+        // Only the executable lines matter: the heap and stacks change all the time.
+        StringBuilder exec = new StringBuilder();
         List<long[]> values = new ArrayList<>();
         for (String line : text.split("\n")) {
-            long[] v = mapping(pid, line);
+            int sp = line.indexOf(' ');
+            if (sp > 0 && sp + 3 < line.length() && line.charAt(sp + 3) == 'x') {
+                exec.append(line).append('\n');
+            }
+        }
+        String execText = exec.toString();
+        if (execText.equals(lastMaps.get(pid))) {
+            return true;
+        }
+        for (String line : execText.split("\n")) {
+            long[] v = line.isEmpty() ? null : mapping(pid, line);
             if (v != null) {
                 values.add(v);
             }
         }
-        List<byte[]> old = prefixes.remove(pid);
-        if (old != null) {
-            for (byte[] k : old) {
-                MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
-                lpm.delete(lpmKey);
-            }
-        }
+        // New prefixes go in before stale ones go out, so no walk finds the process half-mapped.
+        List<byte[]> keys = new ArrayList<>();
+        java.util.Set<String> fresh = new java.util.HashSet<>();
         for (long[] v : values) {
             lpmValue.set(ValueLayout.JAVA_LONG, 0, v[0]);
             lpmValue.set(ValueLayout.JAVA_LONG, 8, v[1]);
@@ -215,6 +221,7 @@ final class UnwindMaps implements AutoCloseable {
                 try {
                     lpm.update(lpmKey, lpmValue, Bpf.ANY);
                     keys.add(k);
+                    fresh.add(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1));
                 } catch (ErrnoException e) {
                     if (e.errno() != ErrnoException.ENOSPC && e.errno() != ErrnoException.E2BIG) {
                         throw e;
@@ -222,7 +229,24 @@ final class UnwindMaps implements AutoCloseable {
                 }
             }
         }
+        List<byte[]> old = prefixes.remove(pid);
+        if (old != null) {
+            for (byte[] k : old) {
+                if (!fresh.contains(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1))) {
+                    MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
+                    lpm.delete(lpmKey);
+                }
+            }
+        }
         prefixes.put(pid, keys);
+        lastMaps.put(pid, execText);
+        if (System.getenv("STACKFOLD_DEBUG_UNWIND") != null) {
+            System.err.println("unwind: pid " + pid + ": " + values.size() + " mappings, " + keys.size() + " prefixes");
+            for (long[] v : values) {
+                System.err.println("  " + Long.toHexString(v[0]) + "-" + Long.toHexString(v[1]) + " bias "
+                        + Long.toHexString(v[2]) + " table " + v[3] + " rows " + v[4] + " kind " + v[5]);
+            }
+        }
         key4.set(ValueLayout.JAVA_INT, 0, pid);
         val4.set(ValueLayout.JAVA_INT, 0, 1);
         tracked.update(key4, val4, Bpf.ANY);
@@ -281,7 +305,8 @@ final class UnwindMaps implements AutoCloseable {
         if (path.startsWith("[")) {
             return null; // [vsyscall], [uprobes]: nothing to walk
         }
-        Path open = Path.of("/proc/" + pid + "/map_files/" + f[0]);
+        // map_files names are unpadded hex; maps pads to 8 digits (non-PIE executables at 0x400000).
+        Path open = Path.of("/proc/" + pid + "/map_files/" + Long.toHexString(start) + "-" + Long.toHexString(end));
         String inode = f[3] + ":" + f[4];
         try {
             ElfHeaders h = headers.get(inode);
