@@ -81,12 +81,17 @@ final class CollapseCommand implements Callable<Integer> {
             description = "perf: names exactly as stackcollapse-perf.pl makes them (quotes deleted, perl's argument stripping).")
     boolean perfPerlCompat;
 
+    @Option(names = "--kallsyms", paramLabel = "FILE",
+            description = "perf: perf.data input: name kernel frames from this kallsyms file (as perf report --kallsyms),"
+                    + " not this machine's /proc/kallsyms; the kernel build-id check is not applied to it.")
+    String perfKallsyms;
+
     private void perfOptions(FormatOptions o) {
         o.set("pid", perfPid).set("tid", perfTid).set("kernel", perfKernel).set("jit", perfJit)
                 .set("all", perfAll).set("addrs", perfAddrs).set("event-filter", perfEventFilter)
                 .set("skip-after", String.join("\n", perfSkipAfter)).set("inline", perfInline)
                 .set("context", perfContext).set("srcline", perfSrcline).set("perl-compat", perfPerlCompat)
-                .set("count-samples", perfCountSamples);
+                .set("count-samples", perfCountSamples).set("kallsyms", perfKallsyms);
     }
     // ---- end collapse perf ----------------------------------------------------------------------
 

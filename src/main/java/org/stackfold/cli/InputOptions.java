@@ -71,10 +71,15 @@ final class InputOptions {
     @Option(names = "--tachyon-keep-internal", description = "Tachyon: keep the profiler's own _sync_coordinator.py frames.")
     boolean tachyonKeepInternal;
 
+    @Option(names = "--kallsyms", paramLabel = "FILE",
+            description = "perf.data: name kernel frames from this kallsyms file (as perf report --kallsyms),"
+                    + " not this machine's /proc/kallsyms; the kernel build-id check is not applied to it.")
+    String kallsyms;
+
     /** Adds these options to {@code o} and sets the input limit. */
     FormatOptions apply(FormatOptions o) {
         limit.apply();
-        return o.set("event", event).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
+        return o.set("event", event).set("kallsyms", kallsyms).set("thread-frames", threadFrames).set("lines", lines).set("bci", bci)
                 .set("timeline", timeline).set("sample-type", sampleType).set("profile", profileName)
                 .set("all-frames", allFrames ? true : null)
                 .set("tachyon.naming", tachyonNaming).set("tachyon.stacks", tachyonStacks)

@@ -69,6 +69,20 @@ public final class Symbolizer implements AutoCloseable {
     }
 
     /**
+     * Kernel addresses through a kallsyms file the user gave (perf's {@code --kallsyms}); a missing
+     * or unreadable file is an {@link InputException} naming it.
+     */
+    public static AddressSymbolizer kallsyms(Path file) {
+        try {
+            return KernelSymbols.load(file);
+        } catch (NoSuchFileException e) {
+            throw new InputException(file + ": kallsyms file not found");
+        } catch (IOException e) {
+            throw new InputException(file + ": cannot read kallsyms file: " + e.getMessage());
+        }
+    }
+
+    /**
      * A process's user-space (and JIT) addresses. The first call for a pid snapshots
      * /proc/PID/maps and opens what it needs, so call it while the process lives; the snapshot
      * keeps working after the process exits. Later calls return the cached snapshot.

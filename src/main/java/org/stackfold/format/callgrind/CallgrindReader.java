@@ -92,12 +92,14 @@ final class CallgrindReader {
                             + " is past 2^53, where the call graph's unfolding is no longer exact");
                 }
                 graph.addTo(tree, multiplier);
-                long held = Math.multiplyExact(graph.selfSum(), (long) multiplier);
-                // Valgrind's own files unfold a little past their self costs (speedscope's rule spreads
-                // inclusive call costs by average; 2% on our test programs, which speedscope shows too);
-                // speedscope's own samples up to 25%; recursion and cycles in profilers' graphs (pyprof2calltree) ~23x:
-                // more than twice what the file holds is no call tree of it
-                if (tree.totalSamples() / 2 > held) {
+                long held = Math.multiplyExact(declaredTotal(graph.selfSum()), (long) multiplier);
+                // A conversion never reports more cost than the file holds (issue 29): its totals:/summary:
+                // line where it has one, else the sum of its self costs, plus rounding (each node's
+                // weight rounded once). Speedscope's rule spreads inclusive call costs by average, which
+                // inflates recursion and cycles (pyprof2calltree's files ~23x) and even Valgrind's own
+                // files a little (2% on our test programs): those are read as a flat profile.
+                long rounding = Math.multiplyExact((long) tree.size(), Math.max(1L, (long) Math.ceil(multiplier)));
+                if (tree.totalSamples() > held && tree.totalSamples() - held > rounding) {
                     warnings.accept(source + ": callgrind: unfolding the call graph gives " + tree.totalSamples()
                             + " where the file holds " + held + " (recursion or cycles): read as a flat profile,"
                             + " each function with its self cost");
@@ -116,6 +118,9 @@ final class CallgrindReader {
     List<String> events() {
         return events;
     }
+
+    /** The value of the last totals: line, else the first summary: line; null where neither. */
+    private String declared;
 
     private void parse() throws IOException {
         ByteLines l = lines;
@@ -149,8 +154,34 @@ final class CallgrindReader {
             }
             events = names;
             eventColumn = chooseEvent(names);
+        } else if (key.equals("totals") || key.equals("summary")) {
+            String value = text(b, v, end).trim();
+            if (key.equals("totals") || declared == null) {
+                declared = value;
+            }
         } else if (key.equals("positions")) {
             positions = text(b, v, end).trim().split("\\s+").length;
+        }
+    }
+
+    /**
+     * The file's own total of the chosen event: its {@code totals:} line, else its {@code summary:}
+     * line (Callgrind writes both; they are equal), else {@code selfSum}. A line that does not parse
+     * or lacks the event's column counts as absent.
+     */
+    private long declaredTotal(long selfSum) {
+        if (declared == null) {
+            return selfSum;
+        }
+        String[] cols = declared.split("\\s+");
+        if (eventColumn >= cols.length) {
+            return selfSum;
+        }
+        try {
+            long v = Long.parseLong(cols[eventColumn]);
+            return v >= 0 ? v : selfSum;
+        } catch (NumberFormatException e) {
+            return selfSum;
         }
     }
 

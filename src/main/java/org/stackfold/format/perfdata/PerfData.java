@@ -50,9 +50,12 @@ public final class PerfData {
         if (options.inline() || options.srcline()) {
             warnings.accept(in.name() + ": --inline and --srcline apply to perf script text; ignored for perf.data");
         }
+        // the user's kallsyms is read first: a missing one fails before the recording is parsed
+        var kallsyms = options.kallsyms() == null ? null : Symbolizer.kallsyms(java.nio.file.Path.of(options.kallsyms()));
         PerfDataFile file = new PerfDataFile(in.name(), in.bytes());
         try (Symbolizer symbolizer = new Symbolizer(SYMBOLS)) {
             PerfDataReplay replay = new PerfDataReplay(file, options, symbolizer, warnings);
+            replay.useKallsyms(kallsyms);
             if (timeline) {
                 replay.timeline = new org.stackfold.model.Timeline("nanoseconds");
             }

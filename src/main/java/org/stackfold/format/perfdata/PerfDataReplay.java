@@ -616,6 +616,14 @@ final class PerfDataReplay {
         return entry;
     }
 
+    /**
+     * Kernel frames named from a kallsyms file the user gave (null: this machine's, after
+     * {@link KernelCheck}): the user vouches for it, so no build-id check applies, as in perf.
+     */
+    void useKallsyms(AddressSymbolizer given) {
+        kernel = given;
+    }
+
     private int kernelFrame(long addr, boolean java) {
         if (kernel == null && kernelProblem == null) {
             kernelProblem = KernelCheck.problem(file);

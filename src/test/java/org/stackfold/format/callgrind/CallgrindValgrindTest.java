@@ -32,12 +32,21 @@ class CallgrindValgrindTest {
         Annotate.run(dir, "valgrind", "--tool=callgrind", "--callgrind-out-file=callgrind.out.prog", "./prog", "12");
         Path out = dir.resolve("callgrind.out.prog");
         Profile p;
+        java.util.List<String> warnings = new java.util.ArrayList<>();
         try (Input in = Input.open(out.toString())) {
-            p = new CallgrindFormat().read(in, FormatOptions.none());
+            p = new CallgrindFormat().read(in, FormatOptions.none().withWarnings(warnings::add));
         }
         Map<String, long[]> ours = CallgrindWriterTest.selfAndInclusive(p);
         Map<String, Long> self = Annotate.costs(out, false);
         Map<String, Long> inclusive = Annotate.costs(out, true);
+        if (warnings.stream().anyMatch(w -> w.contains("read as a flat profile"))) {
+            // fib's recursion makes speedscope's unfolding exceed the file's totals: line, and a
+            // conversion never reports more than the file holds: flat, each function its self cost
+            for (String fn : new String[] {"main", "middle", "leaf"}) {
+                assertThat(ours.get(fn)[0]).as("self of %s", fn).isEqualTo(self.get(fn)).isPositive();
+            }
+            return;
+        }
         for (String fn : new String[] {"main", "middle", "leaf"}) {
             assertThat(ours.get(fn)[0]).as("self of %s", fn).isEqualTo(self.get(fn)).isPositive();
             assertThat(ours.get(fn)[1]).as("inclusive of %s", fn).isEqualTo(inclusive.get(fn)).isPositive();

@@ -73,6 +73,36 @@ class PerfRealFilesTest {
     }
 
     @Test
+    void kallsymsTheUserGivesNamesKernelFramesWithoutTheBuildIdCheck() throws IOException {
+        Path kallsyms = dir.resolve("kallsyms");
+        try (InputStream in = PerfRealFilesTest.class.getResourceAsStream("/perfdata/quipper/kallsyms.hw_and_sw-3.4")) {
+            Files.copy(in, kallsyms);
+        }
+        List<String> warnings = new ArrayList<>();
+        Map<String, Long> named = RandomProfiles.stacks(read("perf.data.hw_and_sw-3.4",
+                FormatOptions.none().set("kallsyms", kallsyms.toString()).withWarnings(warnings::add)));
+        // addresses seen with --addrs: ffffffff8146036a, ffffffff8146037e, ffffffff81043a0c, ffffffff8105a08a
+        assertThat(named.keySet()).anyMatch(s -> s.endsWith(";stackfold_test_func_e"))
+                .anyMatch(s -> s.endsWith(";stackfold_test_func_f"))
+                .anyMatch(s -> s.contains(";stackfold_test_func_a"))
+                .anyMatch(s -> s.contains(";stackfold_test_func_b"));
+        assertThat(named.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(4_734_000_000L);
+        assertThat(warnings).noneMatch(w -> w.contains("kernel frames stay"));
+
+        Map<String, Long> without = RandomProfiles.stacks(read("perf.data.hw_and_sw-3.4", FormatOptions.none()));
+        assertThat(without.keySet()).noneMatch(s -> s.contains("stackfold_test_func"));
+    }
+
+    @Test
+    void missingKallsymsIsOneLineNamingIt() {
+        Path missing = dir.resolve("no-such-kallsyms");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> read("perf.data.hw_and_sw-3.4",
+                        FormatOptions.none().set("kallsyms", missing.toString())))
+                .isInstanceOf(org.stackfold.io.InputException.class)
+                .hasMessage(missing + ": kallsyms file not found");
+    }
+
+    @Test
     void elfBuildIdAsReadelfShowsIt() throws Exception {
         // readelf -n: "Build ID: <hex>" of the GNU note; ours from the PT_NOTE segments
         Path ls = Path.of("/bin/ls").toRealPath();
