@@ -19,12 +19,7 @@ public final class Focus extends StackTransform {
     public StackRule bind(FrameTable frames) {
         FramePattern.Bound m = pattern.bind(frames);
         return (s, n) -> {
-            for (int i = 0; i < n; i++) {
-                if (m.test(s[i])) {
-                    return n;
-                }
-            }
-            return -1;
+            return m.first(s, n) >= 0 ? n : -1;
         };
     }
 }

@@ -78,5 +78,15 @@ public final class FramePattern {
             }
             return s == 2;
         }
+
+        /** The index of the first (outermost) matching frame of {@code stack[0..n)}, or -1. */
+        public int first(int[] stack, int n) {
+            for (int i = 0; i < n; i++) {
+                if (test(stack[i])) {
+                    return i;
+                }
+            }
+            return -1;
+        }
     }
 }

@@ -19,13 +19,12 @@ public final class ShowFrom extends StackTransform {
     public StackRule bind(FrameTable frames) {
         FramePattern.Bound m = pattern.bind(frames);
         return (s, n) -> {
-            for (int i = 0; i < n; i++) {
-                if (m.test(s[i])) {
-                    System.arraycopy(s, i, s, 0, n - i);
-                    return n - i;
-                }
+            int i = m.first(s, n);
+            if (i < 0) {
+                return -1;
             }
-            return -1;
+            System.arraycopy(s, i, s, 0, n - i);
+            return n - i;
         };
     }
 }
