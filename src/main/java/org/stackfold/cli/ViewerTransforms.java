@@ -84,10 +84,9 @@ public final class ViewerTransforms implements Transform {
             }
             // A page frame is a function: every model frame of its name and file (ViewerData).
             BitSet one = new BitSet();
-            String name0 = frames.name(path[0]);
-            String file0 = frames.file(path[0]);
+            String key = ViewerData.functionKey(frames, path[0]);
             for (int f = 0; f < frames.size(); f++) {
-                if (f == path[0] || (frames.name(f).equals(name0) && java.util.Objects.equals(frames.file(f), file0))) {
+                if (ViewerData.functionKey(frames, f).equals(key)) {
                     one.set(f);
                 }
             }

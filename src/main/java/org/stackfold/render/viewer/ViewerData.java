@@ -77,6 +77,15 @@ public final class ViewerData {
         return new Encoder(profile, null).frameOrder();
     }
 
+    /**
+     * What makes model frames one function of the page (one name, one page frame): their name and file;
+     * kinds and lines differ inside a function (a JFR method interpreted and compiled, say).
+     */
+    public static String functionKey(FrameTable frames, int frame) {
+        String file = frames.file(frame);
+        return file == null ? frames.name(frame) : frames.name(frame) + '\u0000' + file;
+    }
+
     /** Nodes encoded, the virtual root included. */
     public int nodes() {
         return nodes;
@@ -159,8 +168,7 @@ public final class ViewerData {
             int[] line = new int[Math.max(1, nf)];
             int count = 0;
             for (int f = 0; f < nf; f++) {
-                String file = frames.file(f);
-                String key = file == null ? frames.name(f) : frames.name(f) + '\u0000' + file;
+                String key = functionKey(frames, f);
                 Integer fn = byKey.putIfAbsent(key, count);
                 if (fn == null) {
                     fn = count++;
