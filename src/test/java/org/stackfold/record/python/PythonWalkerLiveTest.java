@@ -246,57 +246,107 @@ class PythonWalkerLiveTest {
         try (Interpreters.Running run = py.start("twothreads.py"); ProcessMemory mem = ProcessMemory.open(run.pid())) {
             PythonProcess p = detect(run.pid());
             Thread.sleep(100);
-            signal("STOP", run.pid());
-            String gdb;
-            List<PythonThread> threads;
-            try {
-                threads = new PythonWalker(p, mem).threads();
-                // A chroot's process unwinds with the chroot's libraries (its executable named by /proc).
-                String sysroot = py.root() == null ? "/" : py.root().toString();
-                Process g = new ProcessBuilder("timeout", "60", "gdb", "-nx", "-batch", "-iex", "set sysroot " + sysroot,
-                        "/proc/" + run.pid() + "/exe", "-p", Integer.toString(run.pid()), "-ex", "thread apply all frame apply all -q p/x $pc")
-                        .redirectErrorStream(true).start();
-                gdb = new String(g.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                g.waitFor();
-            } finally {
-                signal("CONT", run.pid());
-            }
-            java.util.Map<Integer, Integer> evalFrames = new java.util.HashMap<>();
-            java.util.Set<Integer> leafInEval = new java.util.HashSet<>();
-            int lwp = -1;
-            long previousPc = -1;
-            for (String line : gdb.split("\n")) {
-                java.util.regex.Matcher t = java.util.regex.Pattern.compile("^Thread \\d+ .*\\(LWP (\\d+)").matcher(line);
-                if (t.find()) {
-                    lwp = Integer.parseInt(t.group(1));
-                    previousPc = -1;
-                    evalFrames.put(lwp, 0);
-                    continue;
+            // A thread stopped inside the few instructions that link or unlink an entry frame
+            // (a call into the eval loop, or its return) is in neither state; such a moment is
+            // retried at another stop, a disagreement that persists fails.
+            List<String> disagreements = new ArrayList<>();
+            for (int attempt = 0; attempt < 4; attempt++) {
+                String disagreement = compareEvalFrames(py, run.pid(), p, mem);
+                if (disagreement == null) {
+                    return;
                 }
-                java.util.regex.Matcher v = java.util.regex.Pattern.compile("^\\$\\d+ = 0x([0-9a-f]+)").matcher(line);
-                if (v.find() && lwp > 0) {
-                    long pc = Long.parseUnsignedLong(v.group(1), 16);
-                    // Inlined frames repeat their physical frame's pc.
-                    if (pc != previousPc && (p.inEvalLoop(pc) || p.inEvalLoop(pc - 1))) {
-                        evalFrames.merge(lwp, 1, Integer::sum);
-                        if (previousPc == -1) {
-                            leafInEval.add(lwp);
-                        }
+                disagreements.add(disagreement);
+                Thread.sleep(37 + 50L * attempt);
+            }
+            throw new AssertionError("at every stop the walk and gdb disagreed:\n" + String.join("\n----\n", disagreements));
+        }
+    }
+
+    /** One stop of the workload: null when gdb's eval-loop frames match the walk, else why not. */
+    private static String compareEvalFrames(Interpreters.Interpreter py, int pid, PythonProcess p, ProcessMemory mem)
+            throws Exception {
+        signal("STOP", pid);
+        String gdb;
+        List<PythonThread> threads;
+        try {
+            // kill(2) returns before the threads stop: read nothing until every one has.
+            awaitStopped(pid);
+            threads = new PythonWalker(p, mem).threads();
+            // A chroot's process unwinds with the chroot's libraries (its executable named by /proc).
+            String sysroot = py.root() == null ? "/" : py.root().toString();
+            Process g = new ProcessBuilder("timeout", "60", "gdb", "-nx", "-batch", "-iex", "set sysroot " + sysroot,
+                    "/proc/" + pid + "/exe", "-p", Integer.toString(pid), "-ex", "thread apply all frame apply all -q p/x $pc")
+                    .redirectErrorStream(true).start();
+            gdb = new String(g.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            g.waitFor();
+        } finally {
+            signal("CONT", pid);
+        }
+        java.util.Map<Integer, Integer> evalFrames = new java.util.HashMap<>();
+        java.util.Set<Integer> leafInEval = new java.util.HashSet<>();
+        int lwp = -1;
+        long previousPc = -1;
+        for (String line : gdb.split("\n")) {
+            java.util.regex.Matcher t = java.util.regex.Pattern.compile("^Thread \\d+ .*\\(LWP (\\d+)").matcher(line);
+            if (t.find()) {
+                lwp = Integer.parseInt(t.group(1));
+                previousPc = -1;
+                evalFrames.put(lwp, 0);
+                continue;
+            }
+            java.util.regex.Matcher v = java.util.regex.Pattern.compile("^\\$\\d+ = 0x([0-9a-f]+)").matcher(line);
+            if (v.find() && lwp > 0) {
+                long pc = Long.parseUnsignedLong(v.group(1), 16);
+                // Inlined frames repeat their physical frame's pc.
+                if (pc != previousPc && (p.inEvalLoop(pc) || p.inEvalLoop(pc - 1))) {
+                    evalFrames.merge(lwp, 1, Integer::sum);
+                    if (previousPc == -1) {
+                        leafInEval.add(lwp);
                     }
-                    previousPc = pc;
                 }
-            }
-            assumeTrue(evalFrames.size() == 2, "gdb could not attach here: " + gdb.lines().findFirst().orElse(""));
-            for (PythonThread t : threads) {
-                long activations = t.frames().stream().filter(PythonFrame::activationEnd).count();
-                // A thread stopped in the eval loop's own prologue or epilogue has an eval-loop frame
-                // whose entry frame is not linked (yet, or any more): one more than the walk's.
-                int allowed = leafInEval.contains(t.nativeId()) ? 1 : 0;
-                assertThat(evalFrames.get(t.nativeId())).as("thread %d: gdb's eval-loop frames\n%s", t.nativeId(), gdb)
-                        .isBetween((int) activations, (int) activations + allowed);
-                assertThat(activations).isGreaterThanOrEqualTo(1);
+                previousPc = pc;
             }
         }
+        assumeTrue(evalFrames.size() == 2, "gdb could not attach here: " + gdb.lines().findFirst().orElse(""));
+        StringBuilder why = new StringBuilder();
+        for (PythonThread t : threads) {
+            long activations = t.frames().stream().filter(PythonFrame::activationEnd).count();
+            assertThat(activations).as("thread %d: the walk's activations", t.nativeId()).isGreaterThanOrEqualTo(1);
+            // A thread stopped in the eval loop's own prologue or epilogue has an eval-loop frame
+            // whose entry frame is not linked (yet, or any more): one more than the walk's.
+            int allowed = leafInEval.contains(t.nativeId()) ? 1 : 0;
+            Integer seen = evalFrames.get(t.nativeId());
+            if (seen == null || seen < activations || seen > activations + allowed) {
+                why.append("thread ").append(t.nativeId()).append(": gdb's eval-loop frames ").append(seen)
+                        .append(", the walk's activations ").append(activations).append('\n');
+            }
+        }
+        return why.isEmpty() ? null : why.append(gdb).toString();
+    }
+
+    /** Waits until every thread of {@code pid} is in the stopped state (T) of /proc. */
+    private static void awaitStopped(int pid) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            boolean all = true;
+            try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+                for (Path task : tasks.toList()) {
+                    String stat = Files.readString(task.resolve("stat"));
+                    char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                    if (state != 'T' && state != 't') {
+                        all = false;
+                        break;
+                    }
+                }
+            } catch (java.nio.file.NoSuchFileException gone) {
+                all = false; // a thread ended while listed; look again
+            }
+            if (all) {
+                return;
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("process " + pid + " did not stop within 10 s of SIGSTOP");
     }
 
     private static void signal(String sig, int pid) throws Exception {
