@@ -5,21 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.stackfold.io.Input;
 import org.stackfold.io.InputException;
-import org.stackfold.model.CallTree;
 import org.stackfold.model.Profile;
 
 /**
@@ -40,9 +35,7 @@ class PeerFilesTest {
     }
 
     private static Profile read(Path p, FormatOptions o) throws IOException {
-        try (Input in = Input.open(p.toString())) {
-            return Formats.forInput(in, null).read(in, o);
-        }
+        return PeerTables.read(p, o);
     }
 
     private static String format(Path p) throws IOException {
@@ -51,51 +44,19 @@ class PeerFilesTest {
         }
     }
 
-    /** name -> {self, total}, a frame counted once per stack for its total. */
-    static Map<String, long[]> weights(Profile p) {
-        Map<String, long[]> out = new HashMap<>();
-        CallTree t = p.tree();
-        for (int n = 1; n < t.size(); n++) {
-            long v = t.self(n);
-            if (v == 0) {
-                continue;
-            }
-            int[] s = t.stack(n);
-            out.computeIfAbsent(p.frames().name(s[s.length - 1]), k -> new long[2])[0] += v;
-            Set<String> seen = new HashSet<>();
-            for (int f : s) {
-                if (seen.add(p.frames().name(f))) {
-                    out.computeIfAbsent(p.frames().name(f), k -> new long[2])[1] += v;
-                }
-            }
-        }
-        return out;
-    }
-
     /** The expected table, names in Stackfold's form (speedscope writes Java frames as Class:method). */
     private static Map<String, long[]> expected(String resource, boolean java) throws IOException {
-        Map<String, long[]> out = new LinkedHashMap<>();
-        try (InputStream in = PeerFilesTest.class.getResourceAsStream("/formats/" + resource)) {
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                if (line.isBlank() || line.startsWith("#")) {
-                    continue;
-                }
-                String[] f = line.split("\t");
-                String name = f[0];
-                if (java) {
-                    int c = name.lastIndexOf(':');
-                    name = name.substring(0, c) + "." + name.substring(c + 1);
-                }
-                out.put(name, new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
+        return PeerTables.expected(resource, name -> {
+            if (!java) {
+                return name;
             }
-        }
-        return out;
+            int c = name.lastIndexOf(':');
+            return name.substring(0, c) + "." + name.substring(c + 1);
+        });
     }
 
     private static void assertWeights(Profile p, Map<String, long[]> want) {
-        Map<String, long[]> got = weights(p);
-        assertThat(got.keySet()).containsExactlyInAnyOrderElementsOf(want.keySet());
-        want.forEach((name, w) -> assertThat(got.get(name)).as(name).containsExactly(w));
+        PeerTables.assertWeights(p, want);
     }
 
     @Test

@@ -3,9 +3,6 @@ package org.stackfold.format.perfdata;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import java.io.File;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +13,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.stackfold.cli.Main;
 
 /**
  * The oracle of the reference unwinder: recordings made here with {@code perf record --call-graph
@@ -241,44 +237,15 @@ class PerfDataDwarfOracleTest {
      * naming, not unwinding.
      */
     private static Map<String, Long> stacks(String folded) {
-        Map<String, Long> m = new TreeMap<>();
-        for (String line : folded.split("\n")) {
-            int sp = line.lastIndexOf(' ');
-            if (sp > 0) {
-                String stack = line.substring(0, sp).replace(";[ld-linux-x86-64.so.2];_dl_start;", ";_start;_dl_start;");
-                m.merge(stack, Long.parseLong(line.substring(sp + 1)), Long::sum);
-            }
-        }
-        return m;
+        return PerfTools.stacks(folded, s -> s.replace(";[ld-linux-x86-64.so.2];_dl_start;", ";_start;_dl_start;"));
     }
 
     private String collapse(String input, String... options) throws Exception {
-        Path out = Files.createTempFile(dir, "out", ".folded");
-        List<String> args = new ArrayList<>(List.of("collapse", "perf"));
-        args.addAll(List.of(options));
-        args.addAll(List.of(input, "-o", out.toString()));
-        StringWriter err = new StringWriter();
-        int code = Main.run(args.toArray(String[]::new), new java.io.ByteArrayOutputStream(), new PrintWriter(err, true));
-        assertThat(code).as(err.toString()).isZero();
-        return Files.readString(out);
+        return PerfTools.collapse(dir, input, options);
     }
 
     private Path record(String... command) throws Exception {
-        assumeThat(onPath("perf")).as("perf (linux-perf) is not installed").isTrue();
-        Path data = dir.resolve("perf.data");
-        List<String> cmd = new ArrayList<>(List.of("perf", "record", "-q", "-F", "999", "--call-graph", "dwarf,16384",
-                "-o", data.toString(), "--"));
-        cmd.addAll(List.of(command));
-        Path err = dir.resolve("record.err");
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(err.toFile()).start();
-        if (!p.waitFor(300, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("perf record timed out");
-        }
-        assumeThat(p.exitValue() == 0 && Files.isRegularFile(data) && Files.size(data) > 0)
-                .as("perf cannot record here: " + Files.readString(err).strip()).isTrue();
-        return data;
+        return PerfTools.record(dir, List.of("-F", "999", "--call-graph", "dwarf,16384"), List.of(command));
     }
 
     private void perf(Path out, String... args) throws Exception {
@@ -299,11 +266,6 @@ class PerfDataDwarfOracleTest {
     }
 
     private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
+        return PerfTools.onPath(tool);
     }
 }

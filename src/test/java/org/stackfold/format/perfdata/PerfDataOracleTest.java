@@ -3,10 +3,6 @@ package org.stackfold.format.perfdata;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import java.io.File;
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.stackfold.cli.Main;
 
 /**
  * The oracle: perf.data files recorded here with {@code perf record -g} (a C program with frame
@@ -160,7 +155,7 @@ class PerfDataOracleTest {
     }
 
     /** The folded stacks of both paths, compared line for line; returns them. */
-    private String agree(Path data, String perfScriptText, String... options) throws IOException {
+    private String agree(Path data, String perfScriptText, String... options) throws Exception {
         String direct = collapse(data.toString(), options);
         String viaText = collapse(perfScriptText, options);
         assertThat(direct).isNotEmpty();
@@ -203,39 +198,21 @@ class PerfDataOracleTest {
             java.util.regex.Pattern.compile("(^|;)([^;]*@plt|_dl_start_user|_start|[^;]*<[^;]*|\\[lib[^;\\]]*\\])(_\\[[kj]\\])?(;|$)");
 
     private static java.util.Map<String, Long> stacks(String folded) {
-        java.util.Map<String, Long> m = new java.util.TreeMap<>();
-        for (String line : folded.split("\n")) {
-            int sp = line.lastIndexOf(' ');
-            if (sp > 0) {
-                m.merge(line.substring(0, sp), Long.parseLong(line.substring(sp + 1)), Long::sum);
-            }
-        }
-        return m;
+        return PerfTools.stacks(folded, s -> s);
     }
 
-    private String collapse(String input, String... options) throws IOException {
-        Path out = Files.createTempFile(dir, "out", ".folded");
-        List<String> args = new ArrayList<>(List.of("collapse", "perf"));
-        args.addAll(List.of(options));
-        args.addAll(List.of(input, "-o", out.toString()));
-        StringWriter err = new StringWriter();
-        int code = Main.run(args.toArray(String[]::new), new java.io.ByteArrayOutputStream(), new PrintWriter(err, true));
-        assertThat(code).as(err.toString()).isZero();
-        return Files.readString(out);
+    private String collapse(String input, String... options) throws Exception {
+        return PerfTools.collapse(dir, input, options);
     }
 
     private Path record(String... command) throws Exception {
-        Path data = dir.resolve("perf.data");
-        List<String> cmd = new ArrayList<>(List.of("perf", "record", "-q", "-F", "499", "-g", "-o", data.toString(), "--"));
+        List<String> cmd = new ArrayList<>();
         for (String c : command) {
             if (!c.isEmpty()) {
                 cmd.add(c);
             }
         }
-        assumeThat(onPath("perf")).as("perf (linux-perf) is not installed").isTrue();
-        ProcessResult r = run(dir, cmd);
-        assumeThat(r.code == 0 && Files.size(data) > 0).as("perf cannot record here: " + r.err).isTrue();
-        return data;
+        return PerfTools.record(dir, List.of("-F", "499", "-g"), cmd);
     }
 
     /** perf script's text of the recording, written next to it; returns its path. */
@@ -252,12 +229,7 @@ class PerfDataOracleTest {
     }
 
     private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
+        return PerfTools.onPath(tool);
     }
 
     private record ProcessResult(int code, String out, String err) {

@@ -8,16 +8,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stackfold.format.FormatOptions;
 import org.stackfold.format.Formats;
+import org.stackfold.format.PeerTables;
 import org.stackfold.io.Input;
-import org.stackfold.model.CallTree;
 import org.stackfold.model.Profile;
 
 /**
@@ -38,51 +35,17 @@ class PprofRealFilesTest {
     }
 
     static Profile read(Path p, FormatOptions o) throws IOException {
-        try (Input in = Input.open(p.toString())) {
-            return Formats.forInput(in, null).read(in, o);
-        }
-    }
-
-    /** name -> {flat, cum}, a function counted once per stack for cum (as pprof's -top). */
-    static Map<String, long[]> top(Profile p) {
-        Map<String, long[]> out = new HashMap<>();
-        CallTree t = p.tree();
-        for (int n = 1; n < t.size(); n++) {
-            long v = t.self(n);
-            if (v == 0) {
-                continue;
-            }
-            int[] s = t.stack(n);
-            out.computeIfAbsent(p.frames().name(s[s.length - 1]), k -> new long[2])[0] += v;
-            Set<String> seen = new HashSet<>();
-            for (int f : s) {
-                if (seen.add(p.frames().name(f))) {
-                    out.computeIfAbsent(p.frames().name(f), k -> new long[2])[1] += v;
-                }
-            }
-        }
-        return out;
+        return PeerTables.read(p, o);
     }
 
     static Map<String, long[]> expected(String resource) throws IOException {
-        Map<String, long[]> out = new LinkedHashMap<>();
-        try (InputStream in = PprofRealFilesTest.class.getResourceAsStream("/formats/" + resource)) {
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                if (line.isBlank() || line.startsWith("#")) {
-                    continue;
-                }
-                String[] f = line.split("\t");
-                out.put(f[0], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
-            }
-        }
-        return out;
+        return PeerTables.expected(resource, name -> name);
     }
 
+    /** As {@code go tool pprof -top}: flat and cum a function, a function counted once per stack for cum. */
     static void assertTop(Profile p, Map<String, long[]> want) {
-        Map<String, long[]> got = top(p);
         want.values().removeIf(w -> w[1] == 0);
-        assertThat(got.keySet()).containsExactlyInAnyOrderElementsOf(want.keySet());
-        want.forEach((name, w) -> assertThat(got.get(name)).as(name).containsExactly(w));
+        PeerTables.assertWeights(p, want);
     }
 
     @Test
