@@ -51,7 +51,12 @@ public final class AsyncOutputStream extends OutputStream {
                         failure = e;
                     }
                 }
-                free.put(c.data());
+                // Only buffers of CHUNK bytes are used again; at most IN_FLIGHT exist, so the
+                // queue has room for all of them and handing one back never waits: the producer
+                // stops taking them once it closes, and a writer waiting here would hang close().
+                if (c.data().length == CHUNK) {
+                    free.offer(c.data());
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -101,7 +106,7 @@ public final class AsyncOutputStream extends OutputStream {
 
     /**
      * The next buffer: twice the last up to CHUNK bytes; of CHUNK, one the writer is done with, or
-     * a new one while fewer than IN_FLIGHT exist.
+     * a new one while fewer than IN_FLIGHT exist (the writer gives back only those of CHUNK bytes).
      */
     private byte[] nextBuffer() throws InterruptedException {
         if (buf.length < CHUNK) {
@@ -111,17 +116,12 @@ public final class AsyncOutputStream extends OutputStream {
             }
             return new byte[size];
         }
-        while (true) {
-            byte[] b = made < IN_FLIGHT ? free.poll() : free.take();
-            if (b == null) {
-                made++;
-                return new byte[CHUNK];
-            }
-            if (b.length == CHUNK) {
-                return b;
-            }
-            // a smaller first buffer, back from the writer: not used again
+        byte[] b = made < IN_FLIGHT ? free.poll() : free.take();
+        if (b == null) {
+            made++;
+            return new byte[CHUNK];
         }
+        return b;
     }
 
     private void check() throws IOException {
@@ -138,8 +138,13 @@ public final class AsyncOutputStream extends OutputStream {
             return;
         }
         closed = true;
+        IOException failed = null;
         if (used > 0) {
-            handOff(false);
+            try {
+                handOff(false);
+            } catch (IOException e) {
+                failed = e; // the writer still ends: it goes on taking, and skips writing
+            }
         }
         try {
             full.put(END);
@@ -147,6 +152,9 @@ public final class AsyncOutputStream extends OutputStream {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException();
+        }
+        if (failed != null) {
+            throw failed;
         }
         check();
         out.flush();

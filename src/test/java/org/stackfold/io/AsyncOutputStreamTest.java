@@ -50,6 +50,58 @@ class AsyncOutputStreamTest {
         }
     }
 
+    /**
+     * A slow reader and a producer that finishes first: every buffer the writer still holds comes
+     * back after the producer has stopped taking them. The writer once blocked handing the sixth back
+     * into a queue of five while close() waited for it: {@code fold big.folded | head -1} hung
+     * about once in a hundred runs on a loaded machine. Here the reader is held until close() waits,
+     * so all six buffers are in flight at once, every time.
+     */
+    @Test
+    void closeWaitsForASlowReaderWithEveryBufferInFlight() throws Exception {
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
+        OutputStream slow = new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                }
+                sink.write(b, off, len);
+            }
+        };
+        // 64 KiB + 128 KiB + 256 KiB + 512 KiB + two of 1 MiB fill the first six buffers; 100 bytes more
+        // open a seventh, so close() hands off while the queue of full buffers is full.
+        int size = (64 + 128 + 256 + 512 + 1024 + 1024) * 1024 + 100;
+        byte[] data = new byte[size];
+        new SplittableRandom(13).nextBytes(data);
+        Throwable[] failure = new Throwable[1];
+        Thread producer = Thread.ofPlatform().start(() -> {
+            try (AsyncOutputStream out = new AsyncOutputStream(slow)) {
+                for (int pos = 0; pos < size; pos += 4096) {
+                    out.write(data, pos, Math.min(4096, size - pos));
+                }
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        });
+        while (producer.getState() != Thread.State.WAITING && producer.isAlive()) {
+            Thread.sleep(1);
+        }
+        go.countDown();
+        producer.join(60_000);
+        assertThat(producer.isAlive()).as("close() still waiting for the writer a minute after the reader went on").isFalse();
+        assertThat(failure[0]).isNull();
+        assertThat(sink.toByteArray()).isEqualTo(data);
+    }
+
     @Test
     void aFailedWriteSurfacesInTheWriter() {
         OutputStream broken = new OutputStream() {
