@@ -81,6 +81,9 @@ final class ViewCommand implements Callable<Integer> {
         if (!noTimeline) {
             options.set("timeline", true).set(TachyonOptions.TIMELINE, true);
         }
+        // perf script and perf.data: kernel frames tagged _[k] by the frame namer, which the page shows as
+        // the kernel kind (its colour) with the tag left out of the name.
+        options.set("kernel", true);
         Profile profile;
         Profile.ValueType valueType = null;
         try {

@@ -83,7 +83,41 @@ public final class ViewerData {
      */
     public static String functionKey(FrameTable frames, int frame) {
         String file = frames.file(frame);
-        return file == null ? frames.name(frame) : frames.name(frame) + '\u0000' + file;
+        String name = pageName(frames, frame);
+        return file == null ? name : name + '\u0000' + file;
+    }
+
+    /**
+     * The kind a frame of no known kind is marked with by a trailing tag of perf's and async-profiler's
+     * folded names ({@code _[k]} kernel, {@code _[j]} JIT, {@code _[i]} inlined), or null.
+     */
+    static FrameKind taggedKind(FrameTable frames, int frame) {
+        if (frames.kind(frame) != FrameKind.UNKNOWN) {
+            return null;
+        }
+        byte[] n = frames.nameBytes(frame);
+        int l = n.length;
+        if (l < 5 || n[l - 4] != '_' || n[l - 3] != '[' || n[l - 1] != ']') {
+            return null;
+        }
+        return switch (n[l - 2]) {
+            case 'k' -> FrameKind.KERNEL;
+            case 'j' -> FrameKind.JIT;
+            case 'i' -> FrameKind.INLINED;
+            default -> null;
+        };
+    }
+
+    /** The frame's name as the page shows it: without a kind tag ({@link #taggedKind}). */
+    static String pageName(FrameTable frames, int frame) {
+        String name = frames.name(frame);
+        return taggedKind(frames, frame) == null ? name : name.substring(0, name.length() - 4);
+    }
+
+    /** The frame's kind as the page shows it: a tag's where its name carries one. */
+    static FrameKind pageKind(FrameTable frames, int frame) {
+        FrameKind k = taggedKind(frames, frame);
+        return k != null ? k : frames.kind(frame);
     }
 
     /** Nodes encoded, the virtual root included. */
@@ -178,13 +212,13 @@ public final class ViewerData {
                     line[fn] = FrameTable.NONE;
                 }
                 fnOf[f] = fn;
-                kindMask[fn] |= 1 << frames.kind(f).ordinal();
+                kindMask[fn] |= 1 << pageKind(frames, f).ordinal();
             }
             fnFrame = Arrays.copyOf(rep, count);
             fnLine = Arrays.copyOf(line, count);
             fnKind = new int[count];
             for (int fn = 0; fn < count; fn++) {
-                fnKind[fn] = frames.kind(rep[fn]).ordinal();
+                fnKind[fn] = pageKind(frames, rep[fn]).ordinal();
             }
             if (count == nf) {
                 return model; // every frame its own function: nothing to merge
@@ -217,7 +251,7 @@ public final class ViewerData {
                 int f = model.frame(c);
                 long[] parts = kindParts.get(fnOf[f]);
                 if (parts != null && onStack[f] == 0) {
-                    parts[frames.kind(f).ordinal()] += totals[c];
+                    parts[pageKind(frames, f).ordinal()] += totals[c];
                 }
                 onStack[f]++;
                 if (sp == stack.length) {
@@ -385,7 +419,8 @@ public final class ViewerData {
             for (int i = 0; i < used; i++) {
                 int fn = frameOrder[i];
                 int f = fnFrame[fn];
-                out.bytes(frames.nameBytes(f));
+                out.bytes(taggedKind(frames, f) == null ? frames.nameBytes(f)
+                        : java.util.Arrays.copyOf(frames.nameBytes(f), frames.nameBytes(f).length - 4));
                 out.write(fnKind[fn]);
                 String file = frames.file(f);
                 if (file == null) {

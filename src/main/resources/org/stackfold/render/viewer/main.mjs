@@ -928,7 +928,7 @@ async function main() {
 // For tests and scripts: the state and the views, read-only use.
 window.stackfold = {
   get state() { return S; }, get profile() { return P; }, flame, callers, callees, currentTree,
-  functions: () => functions(), setView, update, foldedOfView, svgOfView, boxOf: (view, name) => {
+  functions: () => functions(), setView, update, foldedOfView, svgOfView, kindName: (f) => kinds[f], boxOf: (view, name) => {
     const v = { flame, callers, callees }[view];
     for (const i of v.drawn) if (P.names[v.tree.frame[i]] === name) return v.box(i);
     return null;

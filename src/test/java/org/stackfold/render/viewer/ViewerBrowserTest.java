@@ -635,6 +635,60 @@ class ViewerBrowserTest {
         assertThat(cut).startsWith("org.").endsWith("Request").hasSizeLessThan(name.length());
     }
 
+    /** Runs {@code stackfold view ARGS -o NAME.html} (the CLI, as a user does) and returns the page. */
+    static Path cliPage(String name, String... args) throws Exception {
+        Path f = dir.resolve(name + ".html");
+        java.io.StringWriter err = new java.io.StringWriter();
+        String[] all = java.util.stream.Stream.concat(java.util.stream.Stream.of("view"),
+                java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of("-o", f.toString())))
+                .toArray(String[]::new);
+        int rc = org.stackfold.cli.Main.run(all, new java.io.PrintWriter(new java.io.StringWriter()), new java.io.PrintWriter(err));
+        assertThat(rc).as(err.toString()).isZero();
+        return f;
+    }
+
+    /** Kind names of the page's frames whose name is {@code name}. */
+    static Object kindOf(String name) throws Exception {
+        return js("const p = window.stackfold.profile; const f = p.names.indexOf(" + WebDriverClientJson.quote(name) + ");"
+                + " return f < 0 ? null : window.stackfold.kindName(f);");
+    }
+
+    @Test
+    void perfScriptTextHasATimeOrderThreadsAndKernelFrames() throws Exception {
+        // Real perf script output of two dd processes, mostly in the kernel.
+        open(cliPage("perf-script-time", "src/test/resources/perfdata/dd.perf.txt"));
+        assertThat(js("return window.stackfold.profile.timeline && window.stackfold.profile.timeline.n")).isEqualTo(259.0);
+        assertThat(js("return document.querySelector('#tabs button[data-view=time]').hidden")).isEqualTo(false);
+        assertThat(js("return document.getElementById('activity-wrap').hidden")).isEqualTo(false);
+        @SuppressWarnings("unchecked")
+        List<String> threads = (List<String>) js("return window.stackfold.profile.timeline.threads");
+        assertThat(threads).anyMatch(t -> t.matches("dd \\(\\d+\\)")).hasSizeGreaterThanOrEqualTo(2);
+        // Sample times are perf's (seconds.microseconds as ns), in order.
+        assertThat(js("const t = window.stackfold.profile.timeline.time; for (let i = 1; i < t.length; i++) if (t[i] < t[i - 1]) return false;"
+                + " return t[0] > 1e12")).isEqualTo(true);
+        // Kernel frames: the kernel kind (its colour and legend), the _[k] tag out of the name.
+        assertThat(kindOf("do_syscall_64")).isEqualTo("kernel");
+        assertThat(kindOf("__libc_start_call_main")).isNotEqualTo("kernel");
+        assertThat(js("return window.stackfold.profile.names.some((n) => n.endsWith('_[k]'))")).isEqualTo(false);
+        assertThat((String) js("return document.getElementById('legend').textContent")).containsIgnoringCase("kernel");
+        List<Number> kernel = colourOf("flame", "#view-flame canvas", "entry_SYSCALL_64_after_hwframe");
+        List<Number> user = colourOf("flame", "#view-flame canvas", "read");
+        assertThat(kernel).isNotEqualTo(user);
+        browser.click("#tabs button[data-view=time]");
+        assertThat(paintedPixels("#view-time canvas")).isGreaterThan(200);
+        assertThat((String) js("return document.querySelector('#time-tools select option').textContent")).startsWith("thread dd (");
+    }
+
+    @Test
+    void perfDataKernelFramesHaveTheKernelKind() throws Exception {
+        // On another machine the kernel frames are [unknown] in [kernel.kallsyms]: kernel frames still.
+        open(cliPage("perf-data-kernel", "src/test/resources/perfdata/dd.perf.data"));
+        assertThat(js("const p = window.stackfold.profile; return p.names.filter((n, f) => window.stackfold.kindName(f) === 'kernel').length"))
+                .satisfies(n -> assertThat(((Number) n).intValue()).isGreaterThan(0));
+        assertThat(js("return window.stackfold.profile.names.some((n) => n.endsWith('_[k]'))")).isEqualTo(false);
+        assertThat(js("return window.stackfold.profile.timeline.n")).isEqualTo(259.0);
+    }
+
     /** JSON string quoting for scripts sent to the page. */
     static final class WebDriverClientJson {
         static String quote(String s) {
