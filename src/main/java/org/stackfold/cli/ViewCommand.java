@@ -52,6 +52,13 @@ final class ViewCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "N", description = "Port for --serve (default: any free one).")
     int port;
 
+    @Option(names = "--source-path", paramLabel = "DIR",
+            description = "Where to look for source files the profile names (repeatable): a file not found as named is "
+                    + "looked for under DIR by its path's last components (default: the current directory).")
+    List<String> sourcePath = new ArrayList<>();
+    @Option(names = "--no-sources", description = "Embed no source text (the source view then shows line numbers alone).")
+    boolean noSources;
+
     @picocli.CommandLine.Mixin
     TransformOptions transform;
 
@@ -84,6 +91,8 @@ final class ViewCommand implements Callable<Integer> {
         // perf script and perf.data: kernel frames tagged _[k] by the frame namer, which the page shows as
         // the kernel kind (its colour) with the tag left out of the name.
         options.set("kernel", true);
+        // JFR and pprof keep their frames' lines (one function of the page, its lines in the source view).
+        options.set("lines", true);
         Profile profile;
         Profile.ValueType valueType = null;
         try {
@@ -101,7 +110,8 @@ final class ViewCommand implements Callable<Integer> {
             profile.setTimeline(null); // merged profiles have no single order
         }
         profile = transform.apply(profile);
-        ViewerData data = ViewerData.of(profile);
+        ViewerData data = ViewerData.of(profile, noSources ? java.util.Map.of()
+                : SourceFiles.read(ViewerData.sourceFiles(profile), sourcePath));
         ViewerPage.Options page = new ViewerPage.Options(title != null ? title : String.join(" → ", ins), ins, valueType);
         if (serve) {
             ByteArrayOutputStream buf = new ByteArrayOutputStream();

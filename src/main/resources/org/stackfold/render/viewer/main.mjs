@@ -120,6 +120,7 @@ function openMenu(tree, i, ev) {
   item('Drop stacks with this function', () => pushTransform({ kind: 'drop', f }));
   item('Collapse recursion', () => pushTransform({ kind: 'rec', f }));
   item('Show in sandwich', () => { S.sel = f; setView('sandwich'); });
+  if (P.lines.has(f)) item('Show source lines', () => showSource(f));
   item('Copy name', () => navigator.clipboard && navigator.clipboard.writeText(P.names[f]));
   menu.hidden = false;
   menu.style.left = Math.min(ev.clientX, innerWidth - menu.offsetWidth - 4) + 'px';
@@ -320,6 +321,13 @@ function showDetail(t, i) {
   const kb = kindBreakdown(f);
   if (kb) { const k = document.createElement('div'); k.className = 'dkinds'; k.textContent = kb; info.append(k); }
   info.append(stats);
+  if (P.lines.has(f)) {
+    const b = document.createElement('button');
+    b.className = 'dsource';
+    b.textContent = `Source lines (${P.lines.get(f).length})`;
+    b.addEventListener('click', () => showSource(f));
+    info.append(b);
+  }
   const stack = document.createElement('ol');
   stack.className = 'dstack';
   stack.setAttribute('aria-label', 'Stack, root first');
@@ -538,6 +546,105 @@ function drawDiffTable() {
   diffView.setCount(diffRows.length);
 }
 
+// Source: the selected function's lines with self and total weights (of the whole profile), with the
+// file's text where the page carries it, else line numbers alone.
+const SOURCE_CONTEXT = 3, SOURCE_MAX_ROWS = 5000;
+
+function showSource(f) {
+  S.sel = f;
+  setView('source');
+}
+
+/** Functions with line information, heaviest (by the sum of their lines' self weights) first. */
+let sourceFns = null;
+function functionsWithLines() {
+  if (!sourceFns) {
+    const weight = new Map();
+    for (const [f, rows] of P.lines) weight.set(f, rows.reduce((a, r) => a + r[1], 0) + 1e-9 * rows.reduce((a, r) => Math.max(a, r[2]), 0));
+    sourceFns = [...P.lines.keys()].sort((a, b) => weight.get(b) - weight.get(a) || a - b);
+  }
+  return sourceFns;
+}
+
+/** The source lines of one function: [start, end] of the lines to show, and whether the text is known. */
+function sourceRows(f) {
+  const rows = P.lines.get(f), text = P.file[f] >= 0 ? P.sources.get(P.file[f]) : undefined;
+  const lines = text === undefined ? null : text.split(/\r\n|\n|\r/);
+  return { rows, lines };
+}
+
+function drawSource() {
+  const fns = functionsWithLines(), select = $('src-fn'), body = $('src-body');
+  let f = S.sel;
+  const note = $('src-note');
+  note.textContent = '';
+  if (!P.lines.has(f)) {
+    if (f >= 0) note.textContent = `${P.names[f]} has no line information in this profile; showing the heaviest function that has.`;
+    f = fns[0];
+  }
+  if (select.options.length !== fns.length) {
+    select.textContent = '';
+    for (const g of fns) {
+      const o = document.createElement('option');
+      o.value = String(g);
+      o.textContent = P.names[g];
+      select.appendChild(o);
+    }
+  }
+  select.value = String(f);
+  const loc = location_(f);
+  $('src-loc').textContent = loc;
+  body.textContent = '';
+  const { rows, lines } = sourceRows(f);
+  const all = P.tree.total[0] || 1;
+  let maxSelf = 0;
+  for (const r of rows) maxSelf = Math.max(maxSelf, r[1]);
+  const table = document.createElement('table');
+  table.setAttribute('aria-label', `Lines of ${P.names[f]}`);
+  const head = table.createTHead().insertRow();
+  for (const [t, cls] of [['Line', 'ln'], ['Self', 'w'], ['Total', 'w'], [lines ? 'Source' : 'Source (file not embedded: line numbers only)', 'code']]) {
+    const th = document.createElement('th');
+    th.textContent = t;
+    th.scope = 'col';
+    if (cls === 'code') th.style.textAlign = 'left';
+    head.appendChild(th);
+  }
+  const tb = table.createTBody();
+  const byLine = new Map(rows.map((r) => [r[0], r]));
+  const heat = dark() ? '255,120,60' : '255,90,30';
+  const addRow = (n) => {
+    const r = byLine.get(n), tr = tb.insertRow();
+    tr.dataset.line = String(n);
+    tr.insertCell().textContent = String(n);
+    tr.cells[0].className = 'ln';
+    const self = tr.insertCell(), total = tr.insertCell();
+    self.className = 'w'; total.className = 'w';
+    if (r) {
+      tr.className = 'hot';
+      self.textContent = r[1] ? `${fmt(r[1])} (${percent(r[1], all)})` : '';
+      total.textContent = `${fmt(r[2])} (${percent(r[2], all)})`;
+      if (maxSelf > 0 && r[1] > 0) tr.style.background = `rgba(${heat},${(0.08 + 0.5 * r[1] / maxSelf).toFixed(3)})`;
+    }
+    const code = tr.insertCell();
+    code.className = 'code';
+    code.textContent = lines && n >= 1 && n <= lines.length ? lines[n - 1] : '';
+  };
+  const gap = (text) => { const tr = tb.insertRow(); tr.className = 'gap'; const c = tr.insertCell(); c.colSpan = 4; c.textContent = text; };
+  if (lines) {
+    const lo = Math.max(1, rows[0][0] - SOURCE_CONTEXT);
+    const hi = Math.min(lines.length, Math.max(rows[rows.length - 1][0] + SOURCE_CONTEXT, lo), lo + SOURCE_MAX_ROWS);
+    for (let n = lo; n <= hi; n++) addRow(n);
+    // Lines the profile names past the end of the file (an edited file): shown without text.
+    for (const r of rows) if (r[0] > hi) addRow(r[0]);
+  } else {
+    rows.forEach((r, k) => {
+      if (k > 0 && r[0] > rows[k - 1][0] + 1) gap('⋮');
+      addRow(r[0]);
+    });
+  }
+  body.appendChild(table);
+}
+
 // Time order
 let chart = null, chartKey = null, chartBoxes = null, chartView = null;
 const timeCanvas = document.querySelector('#view-time canvas');
@@ -719,6 +826,7 @@ function drawMatched() {
 function setView(v) {
   if (v === 'time' && !P.timeline) return;
   if (v === 'difftable' && !isDiff()) return;
+  if (v === 'source' && !P.lines.size) return;
   S.view = v;
   update();
 }
@@ -770,6 +878,7 @@ function update(push = true) {
   else if (S.view === 'tree') drawTree();
   else if (S.view === 'time') drawTime();
   else if (S.view === 'difftable') drawDiffTable();
+  else if (S.view === 'source') drawSource();
   const t = currentTree();
   $('detail').textContent = `${fmt(t.total[0])} ${TIME_UNITS.includes(unit()) ? 'of ' : ''}${meta.valueType} in view · ${P.tree.n - 1} call-tree nodes · ${P.names.length} functions`;
 }
@@ -837,7 +946,7 @@ function onKey(e) {
   }
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
   if (S.view === 'flame' && navigate(e)) { e.preventDefault(); return; }
-  const views = { 1: 'flame', 2: 'sandwich', 3: 'tree', 4: 'time', 5: 'difftable' };
+  const views = { 1: 'flame', 2: 'sandwich', 3: 'tree', 4: 'time', 5: 'difftable', 6: 'source' };
   if (views[e.key]) setView(views[e.key]);
   else if (e.key === '0') { flame.zoomTo(0); S.zoom = null; saveState(true); }
   else if (e.key === 'n' || e.key === 'N') stepMatch(e.shiftKey ? -1 : 1);
@@ -905,6 +1014,8 @@ async function main() {
   document.title = shortTitle + ' – stackfold';
   if (!P.timeline) $('tabs').querySelector('[data-view="time"]').hidden = true;
   if (!isDiff()) { $('tabs').querySelector('[data-view="difftable"]').hidden = true; $('union-label').hidden = true; }
+  if (!P.lines.size) $('tabs').querySelector('[data-view="source"]').hidden = true;
+  $('src-fn').addEventListener('change', () => showSource(Number($('src-fn').value)));
   if (P.timeline && TIME_UNITS.includes(meta.timeUnit)) {
     $('activity-wrap').hidden = false;
     for (const k of threadOrder()) {

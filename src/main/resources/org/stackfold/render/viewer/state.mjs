@@ -39,7 +39,7 @@ export function decodeState(hash, frameCount, problems = []) {
   const s = structuredClone(DEFAULTS);
   const bad = (key, why) => problems.push(`${key}=${(p.get(key) || '').slice(0, 40)} (${why})`);
   const v = p.get('v');
-  if (['flame', 'sandwich', 'tree', 'time', 'difftable'].includes(v)) s.view = v;
+  if (['flame', 'sandwich', 'tree', 'time', 'difftable', 'source'].includes(v)) s.view = v;
   else if (p.has('v')) bad('v', 'no such view');
   s.icicle = p.get('i') === '1';
   s.byName = p.get('o') === 'name';

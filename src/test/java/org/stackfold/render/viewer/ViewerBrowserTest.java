@@ -689,6 +689,54 @@ class ViewerBrowserTest {
         assertThat(js("return window.stackfold.profile.timeline.n")).isEqualTo(259.0);
     }
 
+    /** The source view's rows as [line, self text, total text, code]. */
+    @SuppressWarnings("unchecked")
+    static List<List<String>> sourceRows() throws Exception {
+        return (List<List<String>>) js("return [...document.querySelectorAll('#src-body tbody tr:not(.gap)')].map((r) =>"
+                + " [r.dataset.line, r.cells[1].textContent, r.cells[2].textContent, r.cells[3].textContent]);");
+    }
+
+    static void showSourceOf(String name) throws Exception {
+        js("const s = window.stackfold; s.state.sel = s.profile.names.indexOf(" + WebDriverClientJson.quote(name) + "); s.setView('source');");
+    }
+
+    @Test
+    void theSourceViewShowsAFunctionsLinesWithWeightsAndItsText() throws Exception {
+        // A real Go CPU profile with lines (pprof), its source found through --source-path.
+        open(cliPage("source", "src/test/resources/viewer/source/hot.pprof", "--source-path", "src/test/resources/viewer/source"));
+        assertThat(js("return document.querySelector('#tabs button[data-view=source]').hidden")).isEqualTo(false);
+        // From the flame graph: select main.work, its detail panel offers its source lines.
+        js("const t = window.stackfold.flame.tree, n = window.stackfold.profile.names;"
+                + " for (let i = 1; i < t.n; i++) if (n[t.frame[i]] === 'main.work') { window.stackfold.flame.select(i); break; }");
+        browser.click("#frame-detail button.dsource");
+        waitFor("return window.stackfold.state.view === 'source'");
+        List<List<String>> rows = sourceRows();
+        // Lines 10-21 (3 lines of context around 13-18), each with its text; line 17 the heaviest.
+        assertThat(rows.getFirst().getFirst()).isEqualTo("10");
+        List<String> hot = rows.stream().filter(r -> r.get(0).equals("17")).findFirst().orElseThrow();
+        assertThat(hot.get(3)).contains("b ^= (b << 7)");
+        assertThat(hot.get(1)).matches("[\\d.]+ (ms|s) \\(5\\d\\.\\d\\d%\\)");
+        assertThat(rows.stream().filter(r -> r.get(0).equals("16")).findFirst().orElseThrow().get(1)).contains("%");
+        assertThat(rows.stream().filter(r -> r.get(0).equals("15")).findFirst().orElseThrow().get(1)).isEmpty();
+        // Source text is text: the <script> in line 12 is shown, never run or parsed.
+        assertThat(rows.stream().filter(r -> r.get(0).equals("12")).findFirst().orElseThrow().get(3))
+                .contains("<script>document.title = \"pwned\"</script> & <b>bold</b>");
+        assertThat(js("return document.querySelectorAll('#src-body script, #src-body b').length")).isEqualTo(0.0);
+        assertThat(js("return document.title")).isNotEqualTo("pwned");
+        // The view is in the address (reload keeps it).
+        assertThat((String) js("return location.hash")).contains("v=source");
+    }
+
+    @Test
+    void theSourceViewShowsLineNumbersAloneWithoutTheFile() throws Exception {
+        open(cliPage("source-nofile", "src/test/resources/viewer/source/hot.pprof", "--no-sources"));
+        showSourceOf("main.work");
+        List<List<String>> rows = sourceRows();
+        assertThat(rows).extracting(r -> r.get(0)).contains("13", "14", "16", "17", "18").doesNotContain("10", "15");
+        assertThat(rows).allMatch(r -> r.get(3).isEmpty());
+        assertThat((String) js("return document.querySelector('#src-body th:last-child').textContent")).contains("line numbers only");
+    }
+
     /** JSON string quoting for scripts sent to the page. */
     static final class WebDriverClientJson {
         static String quote(String s) {
