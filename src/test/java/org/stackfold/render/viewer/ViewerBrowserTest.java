@@ -737,6 +737,63 @@ class ViewerBrowserTest {
         assertThat((String) js("return document.querySelector('#src-body th:last-child').textContent")).contains("line numbers only");
     }
 
+    static void pick(String key) throws Exception {
+        js("const s = document.getElementById('profile-pick'); s.value = " + WebDriverClientJson.quote(key) + ";"
+                + " s.dispatchEvent(new Event('change'));");
+    }
+
+    @Test
+    void severalInputsGiveOnePageThatSwitchesDiffsEitherWayAndComparesSideBySide() throws Exception {
+        String evil = "<img src=x onerror=\"document.title='pwned'\">";
+        Path a = dir.resolve("before.folded");
+        Path b = dir.resolve("after.folded");
+        Files.writeString(a, "main;a;b 10\nmain;a;c 30\nmain;d 40\n");
+        Files.writeString(b, "main;a;b 50\nmain;a;c 30\nmain;e 20\nmain;" + evil + " 5\n");
+        open(cliPage("compare", a.toString(), b.toString()));
+        assertThat((String) js("return document.getElementById('title').textContent")).isEqualTo("before.folded | after.folded");
+        @SuppressWarnings("unchecked")
+        List<String> options = (List<String>) js("return [...document.querySelectorAll('#profile-pick option')].map((o) => o.textContent)");
+        assertThat(options).containsExactly("before.folded", "after.folded", "diff before.folded → after.folded",
+                "diff after.folded → before.folded");
+        // Profile 0 first, then switch to 1: the other profile's frames, the choice in the address.
+        assertThat(labels("flame")).contains("d").doesNotContain("e");
+        pick("1");
+        waitFor("return window.stackfold.flame.labels.includes('e')");
+        assertThat((String) js("return location.hash")).contains("p=1");
+        // Diffed either way: b grew from before to after (red), shrank the other way (blue).
+        pick("0-1");
+        waitFor("return window.stackfold.state.pv === '0-1'");
+        assertThat(js("return document.querySelector('#tabs button[data-view=difftable]').hidden")).isEqualTo(false);
+        List<Number> grew = colourOf("flame", "#view-flame canvas", "b");
+        assertThat(grew.get(0).intValue()).isGreaterThan(grew.get(2).intValue() + 60);
+        pick("1-0");
+        waitFor("return window.stackfold.state.pv === '1-0'");
+        List<Number> shrank = colourOf("flame", "#view-flame canvas", "b");
+        assertThat(shrank.get(2).intValue()).isGreaterThan(shrank.get(0).intValue() + 60);
+        // Back returns to the previous choice.
+        js("history.back()");
+        waitFor("return window.stackfold.state.pv === '0-1'");
+        // Side by side, selection linked by the path of names; a frame missing on the other side is said so.
+        pick("0");
+        waitFor("return window.stackfold.state.pv === '0'");
+        js("window.stackfold.setView('compare')");
+        assertThat(paintedPixels("#cmp-left canvas")).isGreaterThan(200);
+        assertThat(paintedPixels("#cmp-right canvas")).isGreaterThan(200);
+        clickFrame("left", "#cmp-left canvas", "a");
+        assertThat(js("const v = window.stackfold.sides[1]; return v.selected > 0 && v.host.names[v.tree.frame[v.selected]] === 'a'"
+                + " && v.tree.total[v.zoom] === 80")).isEqualTo(true);
+        clickFrame("right", "#cmp-right canvas", "b");
+        assertThat(js("const v = window.stackfold.sides[0]; return v.host.names[v.tree.frame[v.selected]] + ':' + v.tree.total[v.selected]"))
+                .isEqualTo("b:10");
+        js("window.stackfold.sides[0].zoomTo(0)");
+        clickFrame("left", "#cmp-left canvas", "d");
+        assertThat((String) js("return document.getElementById('cmp-note').textContent")).isEqualTo("d is not in after.folded");
+        // A hostile name stays text in every pane.
+        assertThat(js("return document.querySelectorAll('img').length")).isEqualTo(0.0);
+        assertThat(js("return document.title")).isNotEqualTo("pwned");
+        assertThat(js("return window.stackfold.sides[1].host.names.includes(" + WebDriverClientJson.quote(evil) + ")")).isEqualTo(true);
+    }
+
     /** JSON string quoting for scripts sent to the page. */
     static final class WebDriverClientJson {
         static String quote(String s) {
