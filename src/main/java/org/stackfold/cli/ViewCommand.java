@@ -99,7 +99,14 @@ final class ViewCommand implements Callable<Integer> {
         // JFR and pprof keep their frames' lines (one function of the page, its lines in the source view).
         options.set("lines", true);
         if (ins.size() > 1 && !diff && !merge) {
-            return compare(ins, options, err);
+            return compare(ins, ins, null, options, err);
+        }
+        List<String> events = ins.size() == 1 && !diff ? jfrEvents(ins.getFirst()) : List.of();
+        if (events.size() > 1) {
+            // A JFR recording with several kinds of events (CPU samples, allocations, locks): one profile
+            // each, chosen in the page (and compared there like several inputs).
+            return compare(java.util.Collections.nCopies(events.size(), ins.getFirst()), List.of(ins.getFirst()), events,
+                    options, err);
         }
         Profile profile;
         Profile.ValueType valueType = null;
@@ -124,12 +131,31 @@ final class ViewCommand implements Callable<Integer> {
         return emit(List.of(data), List.of(), page, err);
     }
 
-    /** {@code view A B [C...]}: one page holding every profile, compared inside the page. */
-    private Integer compare(List<String> ins, FormatOptions options, PrintWriter err) throws Exception {
-        ProfileLoader.checkStdinOnce(ins);
+    /** The JFR event aliases a file holds with stack traces (empty for stdin or another format). */
+    private List<String> jfrEvents(String in) throws Exception {
+        if (in.equals("-")) {
+            return List.of();
+        }
+        try (ProfileLoader.Source source = ProfileLoader.open(in, from)) {
+            return source.format() instanceof org.stackfold.format.jfr.JfrFormat
+                    ? org.stackfold.format.jfr.JfrFormat.eventsWithStacks(source.input()) : List.of();
+        }
+    }
+
+    /**
+     * {@code view A B [C...]}: one page holding every profile, compared inside the page; with events,
+     * input k is read as the JFR event events[k] (one recording, several profiles).
+     */
+    private Integer compare(List<String> ins, List<String> names, List<String> events, FormatOptions options,
+                            PrintWriter err) throws Exception {
+        ProfileLoader.checkStdinOnce(names);
         List<ViewerData> datas = new ArrayList<>();
         List<String> labels = new ArrayList<>();
-        for (String in : ins) {
+        for (int k = 0; k < ins.size(); k++) {
+            String in = ins.get(k);
+            if (events != null) {
+                options.set("event", events.get(k));
+            }
             Profile p;
             try {
                 p = ProfileLoader.load(in, options, from);
@@ -139,9 +165,9 @@ final class ViewCommand implements Callable<Integer> {
             p = transform.apply(p);
             datas.add(ViewerData.of(p, noSources ? java.util.Map.of()
                     : SourceFiles.read(ViewerData.sourceFiles(p), sourcePath)));
-            labels.add(in);
+            labels.add(events == null ? in : in + " · " + events.get(k));
         }
-        ViewerPage.Options page = new ViewerPage.Options(title != null ? title : String.join(" | ", ins), ins, null);
+        ViewerPage.Options page = new ViewerPage.Options(title != null ? title : String.join(" | ", names), names, null);
         return emit(datas, labels, page, err);
     }
 

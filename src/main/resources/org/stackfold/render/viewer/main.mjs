@@ -1015,7 +1015,8 @@ function pageParam(hash, problems) {
   const p = new URLSearchParams(hash.replace(/^#/, '')).get('p');
   if (p === null) return '0';
   const n = PROFILES ? PROFILES.length : 1, parts = p.split('-').map(Number);
-  const ok = /^\d+(-\d+)?$/.test(p) && parts.every((k) => k < n) && (parts.length === 1 || parts[0] !== parts[1]);
+  const ok = /^\d+(-\d+)?$/.test(p) && parts.every((k) => k < n)
+    && (parts.length === 1 || (parts[0] !== parts[1] && PROFILES[parts[0]].unit === PROFILES[parts[1]].unit));
   if (!ok) { problems.push(`p=${p.slice(0, 40)} (no such profile or difference in this page)`); return '0'; }
   return p;
 }
@@ -1165,7 +1166,8 @@ async function main() {
     pick.hidden = false;
     const option = (value, text) => { const o = document.createElement('option'); o.value = value; o.textContent = text; pick.appendChild(o); };
     PROFILES.forEach((p, k) => option(String(k), label(k)));
-    PROFILES.forEach((p, a) => PROFILES.forEach((q, b) => { if (a !== b) option(`${a}-${b}`, `diff ${label(a)} → ${label(b)}`); }));
+    // Differences of profiles of one unit (a JFR recording's CPU samples and allocated bytes are not one).
+    PROFILES.forEach((p, a) => PROFILES.forEach((q, b) => { if (a !== b && p.unit === q.unit) option(`${a}-${b}`, `diff ${label(a)} → ${label(b)}`); }));
     pick.addEventListener('change', () => switchPage(pick.value));
     for (const [k, id] of [[0, 'cmp-a'], [1, 'cmp-b']]) {
       $(id).addEventListener('change', () => { S.cmp = k === 0 ? [Number($(id).value), S.cmp[1]] : [S.cmp[0], Number($(id).value)]; $('cmp-note').textContent = ''; update(); });

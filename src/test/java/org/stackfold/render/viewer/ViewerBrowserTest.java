@@ -794,6 +794,23 @@ class ViewerBrowserTest {
         assertThat(js("return window.stackfold.sides[1].host.names.includes(" + WebDriverClientJson.quote(evil) + ")")).isEqualTo(true);
     }
 
+    @Test
+    void aJfrRecordingsEventsAreChosenInThePage() throws Exception {
+        // A JDK recording with execution samples, native method samples and allocation samples.
+        open(cliPage("jfr-events", "src/test/resources/formats/jfr-heavy.jfr"));
+        @SuppressWarnings("unchecked")
+        List<String> options = (List<String>) js("return [...document.querySelectorAll('#profile-pick option')].map((o) => o.textContent)");
+        assertThat(options).containsExactly("jfr-heavy.jfr · cpu", "jfr-heavy.jfr · native", "jfr-heavy.jfr · alloc",
+                "diff jfr-heavy.jfr · cpu → jfr-heavy.jfr · native", "diff jfr-heavy.jfr · native → jfr-heavy.jfr · cpu");
+        assertThat((String) js("return document.getElementById('detail').textContent")).startsWith("346 samples");
+        pick("2");
+        waitFor("return window.stackfold.state.pv === '2'");
+        // Allocation: its own unit (bytes) and tree.
+        assertThat((String) js("return document.getElementById('detail').textContent")).matches("[\\d.]+ [KMG]?i?B alloc_space in view.*");
+        assertThat(labels("flame")).isNotEmpty();
+        assertThat((String) js("return location.hash")).contains("p=2");
+    }
+
     /** JSON string quoting for scripts sent to the page. */
     static final class WebDriverClientJson {
         static String quote(String s) {
