@@ -1022,7 +1022,8 @@ function pageParam(hash, problems) {
 }
 
 function checkPair(c, problems) {
-  const n = PROFILES ? PROFILES.length : 1;
+  if (!PROFILES) return c; // a page of one profile has no side by side: the pair is never used
+  const n = PROFILES.length;
   if (c.every((k) => k < n)) return c;
   problems.push(`c=${c.join('.')} (no such pair of profiles)`);
   return [0, Math.min(1, n - 1)];

@@ -725,6 +725,7 @@ class ViewerBrowserTest {
         assertThat(js("return document.title")).isNotEqualTo("pwned");
         // The view is in the address (reload keeps it).
         assertThat((String) js("return location.hash")).contains("v=source");
+        assertThat(js("return document.getElementById('note').hidden")).isEqualTo(true);
     }
 
     @Test
