@@ -59,6 +59,23 @@ class ViewCommandTest {
     }
 
     @Test
+    void severalInputsAreComparedUnlessMerged() throws Exception {
+        Path a = file("a.folded", "main;x 3\n");
+        Path b = file("b.folded", "main;y 9\n");
+        Run r = run("view", a.toString(), b.toString(), "-o", tmp.resolve("c.html").toString());
+        assertThat(r.rc()).as(r.err()).isZero();
+        String page = Files.readString(tmp.resolve("c.html"));
+        assertThat(page).contains("\"profiles\":[{\"label\":").contains("id=\"sf-data-1\"");
+        Run m = run("view", "--merge-inputs", a.toString(), b.toString(), "-o", tmp.resolve("m.html").toString());
+        assertThat(m.rc()).as(m.err()).isZero();
+        assertThat(Files.readString(tmp.resolve("m.html"))).doesNotContain("\"profiles\"").doesNotContain("sf-data-1");
+        Run bad = run("view", a.toString(), tmp.resolve("missing.folded").toString(), "-o", tmp.resolve("x.html").toString());
+        assertThat(bad.rc()).isEqualTo(1);
+        assertThat(bad.err()).contains("missing.folded");
+        assertThat(tmp.resolve("x.html")).doesNotExist();
+    }
+
+    @Test
     void usageAndInputErrors() throws Exception {
         Path a = file("a.folded", "main;x 3\n");
         assertThat(run("view", "--diff", a.toString()).rc()).isEqualTo(2);

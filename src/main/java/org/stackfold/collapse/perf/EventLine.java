@@ -51,6 +51,9 @@ final class EventLine {
     boolean perlSeesEvent;
     /** The line has a {@code TIME:} word: strong evidence of an event line, even when indented. */
     boolean hasTimestamp;
+    /** Where hasTimestamp: the {@code SECS.FRAC} of the timestamp word (without its colon). */
+    int timeStart;
+    int timeEnd;
     /** A side-band record ({@code perf script --show-mmap-events} etc.: {@code PERF_RECORD_MMAP2 ...}), not a sample. */
     boolean sideBand;
 
@@ -210,6 +213,8 @@ final class EventLine {
         }
         set(b, s, commEnd, ps, pe, slash);
         hasTimestamp = true;
+        timeStart = i;
+        timeEnd = f;
         perlSeesEvent = restStart >= e;
         return true;
     }
@@ -307,6 +312,30 @@ final class EventLine {
             }
         }
         return true;
+    }
+
+    /**
+     * The timestamp of the line in nanoseconds (perf prints {@code SECS.FRAC} with microseconds or,
+     * with {@code --ns}, nanoseconds), or -1 where it has none.
+     */
+    long nanos(byte[] b) {
+        if (!hasTimestamp) {
+            return -1;
+        }
+        long secs = 0;
+        int i = timeStart;
+        while (i < timeEnd && b[i] != '.') {
+            secs = secs * 10 + (b[i++] - '0');
+        }
+        long frac = 0;
+        int digits = 0;
+        for (i++; i < timeEnd && digits < 9; i++, digits++) {
+            frac = frac * 10 + (b[i] - '0');
+        }
+        for (; digits < 9; digits++) {
+            frac *= 10;
+        }
+        return secs * 1_000_000_000L + frac;
     }
 
     /** b[s, e) is SECS.FRAC: (tokenize's TIME word). */
@@ -408,6 +437,10 @@ final class EventLine {
         }
         sideBand = false;
         hasTimestamp = time > 0;
+        if (hasTimestamp) {
+            timeStart = ts[time];
+            timeEnd = te[time] - 1; // without the colon
+        }
         for (int k = p + 1; k < Math.min(n, p + 4); k++) {
             if (te[k] - ts[k] > 12 && startsWith(b, ts[k], "PERF_RECORD_")) {
                 sideBand = true;

@@ -108,6 +108,16 @@ final class PerfChunkParser implements Runnable {
     private int poolUsed;
     private final int[] hashOut = new int[1];
     private byte[] scratch = new byte[256];
+    /**
+     * Where asked ({@code view}'s time order): every counted sample in input order, with its thread,
+     * process, time (ns) and weight; each sample is then walked into {@link #tree} at once (its node
+     * is needed) instead of going through the stack cache. Threads are named by their comm.
+     */
+    org.stackfold.model.Timeline timeline;
+    private long sampleTime;
+    private long sampleTid;
+    private int samplePid;
+    private final java.util.Map<Long, byte[]> threadComms = new java.util.HashMap<>();
     /** Told the bytes of the range done so far, once per block. */
     java.util.function.LongConsumer progress = done -> { };
 
@@ -418,6 +428,14 @@ final class PerfChunkParser implements Runnable {
         return e - s >= TRACE_ERROR.length && PerfBytes.same(b, s, s + TRACE_ERROR.length, TRACE_ERROR, 0, TRACE_ERROR.length);
     }
 
+    private static long digitsValue(byte[] b, int s, int e) {
+        long v = 0;
+        for (int i = s; i < e; i++) {
+            v = v * 10 + (b[i] - '0');
+        }
+        return v;
+    }
+
     /** Some ':' in b[s, e) follows a digit (as in a timestamp word, {@code SECS.FRAC:}). */
     private static boolean digitColon(byte[] b, int s, int e) {
         for (int i = s + 1; i < e; i++) {
@@ -463,6 +481,17 @@ final class PerfChunkParser implements Runnable {
         period = ev.period > 0 && hasEvent && !opt.countSamples() ? ev.period : 1;
         weighted |= period != 1;
         pnameFrame = pname(b, ev);
+        if (timeline != null) {
+            sampleTime = ev.nanos(b);
+            samplePid = ev.tidStart < 0 ? -1 : (int) digitsValue(b, ev.pidStart, ev.pidEnd);
+            sampleTid = ev.tidStart < 0 ? digitsValue(b, ev.pidStart, ev.pidEnd) : digitsValue(b, ev.tidStart, ev.tidEnd);
+            // A thread is named by its latest comm (a process that exec'd dd from sh is dd).
+            byte[] last = threadComms.get(sampleTid);
+            if (last == null || !PerfBytes.same(last, 0, last.length, b, ev.commStart, ev.commEnd)) {
+                threadComms.put(sampleTid, Arrays.copyOfRange(b, ev.commStart, ev.commEnd));
+                timeline.nameThread(sampleTid, new String(b, ev.commStart, ev.commEnd - ev.commStart, StandardCharsets.UTF_8));
+            }
+        }
         // A frame on the event line itself: perf without a callchain prints one sample per line.
         if (ev.restStart < e && frame.parse(b, ev.restStart, e)) {
             int rs = ev.restStart;
@@ -732,7 +761,17 @@ final class PerfChunkParser implements Runnable {
      * stack is walked into the tree at once).
      */
     private void endSample() {
-        if (inSample && !skipping) {
+        if (inSample && !skipping && timeline != null) {
+            int root = skipRemaining ? -1 : pnameFrame;
+            int node = newStack(root);
+            if (node != CallTree.ROOT) {
+                tree.addSelf(node, period);
+                samples++;
+                if (sampleTime >= 0) {
+                    timeline.add(sampleTid, samplePid, sampleTime, 0, node, period);
+                }
+            }
+        } else if (inSample && !skipping) {
             int root = skipRemaining ? -1 : pnameFrame;
             int h = StackCache.hash(root, stack, depth);
             int at = stacks.find(h, root, stack, depth);

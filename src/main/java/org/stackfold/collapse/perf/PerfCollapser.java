@@ -85,31 +85,43 @@ public final class PerfCollapser implements Collapser {
 
     @Override
     public Profile collapse(Input in, FormatOptions options, Consumer<String> warnings) throws IOException {
-        return collapse(in, PerfOptions.from(options), warnings);
+        return collapse(in, PerfOptions.from(options), warnings, options.flag("timeline"));
     }
 
     public Profile collapse(Input in, PerfOptions opt, Consumer<String> warnings) throws IOException {
+        return collapse(in, opt, warnings, false);
+    }
+
+    /**
+     * With {@code timeline} (the viewer's time order): the samples in input order too, each with its
+     * thread (TID, named by its comm), process and time in nanoseconds; {@code perf script} prints
+     * samples sorted by time. The input is then read by one parser, so that its order is kept.
+     */
+    public Profile collapse(Input in, PerfOptions opt, Consumer<String> warnings, boolean timeline) throws IOException {
         byte[] head = in.head(8);
         if (org.stackfold.format.perfdata.PerfData.sniff(head, head.length)) {
-            return org.stackfold.format.perfdata.PerfData.collapse(in, opt, warnings); // perf.data itself
+            return org.stackfold.format.perfdata.PerfData.collapse(in, opt, warnings, timeline); // perf.data itself
         }
         if (opt.context() && !opt.inline()) {
             warnings.accept("--context only applies with --inline; ignored");
         }
         try (InlineFrames inline = opt.inline() ? new InlineFrames(opt.context()) : null) {
-            return collapse(in, opt, warnings, inline);
+            return collapse(in, opt, warnings, inline, timeline);
         }
     }
 
-    private Profile collapse(Input in, PerfOptions opt, Consumer<String> warnings, InlineFrames inline)
-            throws IOException {
+    private Profile collapse(Input in, PerfOptions opt, Consumer<String> warnings, InlineFrames inline,
+                             boolean timeline) throws IOException {
         List<PerfChunkParser> parts = new ArrayList<>();
         long total;
-        if (org.stackfold.collapse.LineEndStream.needed(in.head(1 << 16))) {
+        if (timeline || org.stackfold.collapse.LineEndStream.needed(in.head(1 << 16))) {
             // Lone-CR line ends or a byte-order mark: read through a stream that makes them plain
             // (the range parsers split on \n alone).
             total = 0;
             parts.add(new PerfChunkParser(new org.stackfold.collapse.LineEndStream(in.stream()), opt));
+            if (timeline) {
+                parts.getFirst().timeline = new org.stackfold.model.Timeline("nanoseconds");
+            }
         } else if (in.isMappable()) {
             // A file: cut at sample boundaries, one range per core.
             ByteView data = in.view();
@@ -159,6 +171,10 @@ public final class PerfCollapser implements Collapser {
         String unit = weighted && filter != null ? filter : "samples";
         List<Profile.ValueType> types = List.of(new Profile.ValueType(unit, weighted ? "events" : "count"));
         Profile profile = parts.getFirst().profile(types);
+        org.stackfold.model.Timeline order = parts.getFirst().timeline;
+        if (order != null && order.size() > 0) {
+            profile.setTimeline(order);
+        }
         for (int i = 1; i < parts.size(); i++) {
             merge(profile, parts.get(i).profile(types));
         }

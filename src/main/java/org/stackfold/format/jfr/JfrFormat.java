@@ -47,6 +47,33 @@ public final class JfrFormat implements ProfileFormat {
         throw new InputException("JFR is read-only: convert to folded, speedscope or pprof instead");
     }
 
+    /**
+     * The {@code --event} aliases (cpu, alloc, lock...) of which the recording holds events with stack
+     * traces, in {@code --event}'s order: the profiles the viewer offers to choose between.
+     */
+    public static List<String> eventsWithStacks(Input in) throws IOException {
+        return JfrReader.withPath(in, p -> {
+            java.util.Set<String> names = new java.util.HashSet<>();
+            try (jdk.jfr.consumer.RecordingFile file = new jdk.jfr.consumer.RecordingFile(p)) {
+                while (file.hasMoreEvents()) {
+                    jdk.jfr.consumer.RecordedEvent e = file.readEvent();
+                    if (e.getStackTrace() != null) {
+                        names.add(e.getEventType().getName());
+                    }
+                }
+            } catch (IOException | RuntimeException | InternalError | StackOverflowError ex) {
+                throw new InputException(in.name() + ": " + JfrReader.unreadable(ex), ex);
+            }
+            List<String> aliases = new java.util.ArrayList<>();
+            for (JfrEvents e : JfrEvents.KNOWN) {
+                if (e.eventNames().stream().anyMatch(names::contains)) {
+                    aliases.add(e.alias());
+                }
+            }
+            return aliases;
+        });
+    }
+
     @Override
     public boolean describe(Input in, FormatOptions options, PrintWriter out) throws IOException {
         JfrReader.withPath(in, p -> {

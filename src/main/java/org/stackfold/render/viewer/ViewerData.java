@@ -35,6 +35,12 @@ import org.stackfold.model.Timeline;
  *   <li>timeline: sample count (0 when the profile has none), thread count and each thread id as
  *       text, then per sample its node, thread index, time as a zigzag delta from the sample
  *       before, status bits and weight (and before-weight in a differential timeline).</li>
+ *   <li>lines (the source view): count of functions with lines, then per function its frame and number
+ *       of lines, and per line the line + 1, its self and its total weight (the samples at that line of
+ *       the function; a recursive call counted once), over the whole profile (last column);</li>
+ *   <li>sources: count, then per file its index in the files section and its text (UTF-8), for the
+ *       files the caller could read ({@link #sourceFiles}: the page shows line numbers alone for the
+ *       others).</li>
  * </ol>
  * Preorder plus climb counts give parents for free and keep the numbers small: 200,000 stacks of
  * 2.9 million nodes encode in about 8 MB before base64.
@@ -52,11 +58,21 @@ public final class ViewerData {
 
     /** Encodes a profile (plain or differential, with or without a timeline). */
     public static ViewerData of(Profile profile) throws IOException {
+        return of(profile, Map.of());
+    }
+
+    /**
+     * Encodes a profile with the text of source files it names (file name as in the profile -> text),
+     * for the source view; files without text are shown as line numbers alone.
+     */
+    public static ViewerData of(Profile profile, Map<String, String> sources) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
         Deflater deflater = new Deflater(6, true);
         int count;
         try (Varints out = new Varints(new DeflaterOutputStream(bytes, deflater, 1 << 16))) {
-            count = new Encoder(profile, out).encode();
+            Encoder e = new Encoder(profile, out);
+            e.sources = sources;
+            count = e.encode();
         } finally {
             deflater.end();
         }
@@ -83,7 +99,74 @@ public final class ViewerData {
      */
     public static String functionKey(FrameTable frames, int frame) {
         String file = frames.file(frame);
-        return file == null ? frames.name(frame) : frames.name(frame) + '\u0000' + file;
+        String name = pageName(frames, frame);
+        return file == null ? name : name + '\u0000' + file;
+    }
+
+    /**
+     * The kind a frame of no known kind is marked with by a trailing tag of perf's and async-profiler's
+     * folded names ({@code _[k]} kernel, {@code _[j]} JIT, {@code _[i]} inlined), or null.
+     */
+    static FrameKind taggedKind(FrameTable frames, int frame) {
+        if (frames.kind(frame) != FrameKind.UNKNOWN) {
+            return null;
+        }
+        byte[] n = frames.nameBytes(frame);
+        int l = n.length;
+        if (l < 5 || n[l - 4] != '_' || n[l - 3] != '[' || n[l - 1] != ']') {
+            return null;
+        }
+        return switch (n[l - 2]) {
+            case 'k' -> FrameKind.KERNEL;
+            case 'j' -> FrameKind.JIT;
+            case 'i' -> FrameKind.INLINED;
+            default -> null;
+        };
+    }
+
+    /**
+     * The frame's name as the page shows it: without a kind tag ({@link #taggedKind}), and without the
+     * {@code :LINE} that JFR's and pprof's {@code --lines} append (the line is the frame's own: the
+     * lines of a function are one function of the page, with its lines in the source view).
+     */
+    static String pageName(FrameTable frames, int frame) {
+        String name = frames.name(frame);
+        if (taggedKind(frames, frame) != null) {
+            return name.substring(0, name.length() - 4);
+        }
+        int line = frames.line(frame);
+        if (line != FrameTable.NONE) {
+            String suffix = ":" + line;
+            if (name.endsWith(suffix) && name.length() > suffix.length()) {
+                return name.substring(0, name.length() - suffix.length());
+            }
+        }
+        return name;
+    }
+
+    private static byte[] pageNameBytes(FrameTable frames, int frame) {
+        byte[] raw = frames.nameBytes(frame);
+        String name = pageName(frames, frame);
+        return name.length() == frames.name(frame).length() ? raw : name.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The frame's kind as the page shows it: a tag's where its name carries one. */
+    static FrameKind pageKind(FrameTable frames, int frame) {
+        FrameKind k = taggedKind(frames, frame);
+        return k != null ? k : frames.kind(frame);
+    }
+
+    /** The files named by frames that carry a line: those whose text the source view can show. */
+    public static java.util.Set<String> sourceFiles(Profile profile) {
+        FrameTable frames = profile.frames();
+        java.util.Set<String> files = new java.util.TreeSet<>();
+        for (int f = 0; f < frames.size(); f++) {
+            String file = frames.file(f);
+            if (file != null && frames.line(f) != FrameTable.NONE) {
+                files.add(file);
+            }
+        }
+        return files;
     }
 
     /** Nodes encoded, the virtual root included. */
@@ -111,6 +194,10 @@ public final class ViewerData {
         private int[] fnLine;
         /** Model node -> node of {@link #tree} (null when the tree is the model's). */
         private int[] nodeMap;
+        /** File name -> text, for the source view. */
+        Map<String, String> sources = Map.of();
+        /** File name -> its index in the files section. */
+        private final Map<String, Integer> fileIndex = new HashMap<>();
         /** Function -> weight per kind ordinal, for functions of more than one kind. */
         private final Map<Integer, long[]> kindParts = new java.util.TreeMap<>();
 
@@ -178,13 +265,13 @@ public final class ViewerData {
                     line[fn] = FrameTable.NONE;
                 }
                 fnOf[f] = fn;
-                kindMask[fn] |= 1 << frames.kind(f).ordinal();
+                kindMask[fn] |= 1 << pageKind(frames, f).ordinal();
             }
             fnFrame = Arrays.copyOf(rep, count);
             fnLine = Arrays.copyOf(line, count);
             fnKind = new int[count];
             for (int fn = 0; fn < count; fn++) {
-                fnKind[fn] = frames.kind(rep[fn]).ordinal();
+                fnKind[fn] = pageKind(frames, rep[fn]).ordinal();
             }
             if (count == nf) {
                 return model; // every frame its own function: nothing to merge
@@ -217,7 +304,7 @@ public final class ViewerData {
                 int f = model.frame(c);
                 long[] parts = kindParts.get(fnOf[f]);
                 if (parts != null && onStack[f] == 0) {
-                    parts[frames.kind(f).ordinal()] += totals[c];
+                    parts[pageKind(frames, f).ordinal()] += totals[c];
                 }
                 onStack[f]++;
                 if (sp == stack.length) {
@@ -306,6 +393,7 @@ public final class ViewerData {
                 }
             }
             writeTimeline(order, count);
+            writeLines(newFrame);
             return count;
         }
 
@@ -378,14 +466,89 @@ public final class ViewerData {
             return sortKey[a] > sortKey[b] || (sortKey[a] == sortKey[b] && a < b);
         }
 
+        /**
+         * Per function of the page, its lines' self and total weights, from the model's nodes (whose
+         * frames keep their lines); then the text of the files given. A line's total counts a node
+         * unless the same model frame is on the stack above it (recursion counted once).
+         */
+        private void writeLines(int[] newFrame) throws IOException {
+            int nf = frames.size();
+            boolean any = false;
+            for (int f = 0; f < nf && !any; f++) {
+                any = frames.line(f) != FrameTable.NONE;
+            }
+            java.util.TreeMap<Integer, java.util.TreeMap<Integer, long[]>> byFn = new java.util.TreeMap<>();
+            if (any) {
+                CallTree model = profile.tree();
+                int col = model.weights() - 1;
+                long[] totals = model.totals(col);
+                int[] onStack = new int[nf];
+                int[] stack = new int[64];
+                int[] next = new int[64];
+                int sp = 1;
+                stack[0] = CallTree.ROOT;
+                next[0] = model.firstChild(CallTree.ROOT);
+                while (sp > 0) {
+                    int top = sp - 1;
+                    int c = next[top];
+                    if (c == 0) {
+                        if (stack[top] != CallTree.ROOT) {
+                            onStack[model.frame(stack[top])]--;
+                        }
+                        sp--;
+                        continue;
+                    }
+                    next[top] = model.nextSibling(c);
+                    int f = model.frame(c);
+                    int line = frames.line(f);
+                    int page = newFrame[fnOf[f]];
+                    if (line != FrameTable.NONE && page >= 0 && totals[c] != 0) {
+                        long[] w = byFn.computeIfAbsent(page, k -> new java.util.TreeMap<>())
+                                .computeIfAbsent(line, k -> new long[2]);
+                        w[0] += model.self(c, col);
+                        if (onStack[f] == 0) {
+                            w[1] += totals[c];
+                        }
+                    }
+                    onStack[f]++;
+                    if (sp == stack.length) {
+                        stack = Arrays.copyOf(stack, sp * 2);
+                        next = Arrays.copyOf(next, sp * 2);
+                    }
+                    stack[sp] = c;
+                    next[sp++] = model.firstChild(c);
+                }
+            }
+            out.write(byFn.size());
+            for (Map.Entry<Integer, java.util.TreeMap<Integer, long[]>> e : byFn.entrySet()) {
+                out.write(e.getKey());
+                out.write(e.getValue().size());
+                for (Map.Entry<Integer, long[]> l : e.getValue().entrySet()) {
+                    out.write(l.getKey() + 1L);
+                    out.write(Math.max(0, l.getValue()[0]));
+                    out.write(Math.max(0, l.getValue()[1]));
+                }
+            }
+            java.util.List<Map.Entry<String, String>> texts = new java.util.ArrayList<>();
+            for (Map.Entry<String, String> e : new java.util.TreeMap<>(sources).entrySet()) {
+                if (fileIndex.containsKey(e.getKey())) {
+                    texts.add(e);
+                }
+            }
+            out.write(texts.size());
+            for (Map.Entry<String, String> e : texts) {
+                out.write(fileIndex.get(e.getKey()));
+                out.bytes(e.getValue().getBytes(StandardCharsets.UTF_8));
+            }
+        }
+
         private void writeFrames(int[] frameOrder, int used) throws IOException {
-            Map<String, Integer> fileIndex = new HashMap<>();
             java.util.List<String> files = new java.util.ArrayList<>();
             out.write(used);
             for (int i = 0; i < used; i++) {
                 int fn = frameOrder[i];
                 int f = fnFrame[fn];
-                out.bytes(frames.nameBytes(f));
+                out.bytes(pageNameBytes(frames, f));
                 out.write(fnKind[fn]);
                 String file = frames.file(f);
                 if (file == null) {

@@ -51,11 +51,37 @@ public final class ViewerPage {
     }
 
     public static void write(ViewerData data, Options options, OutputStream out) throws IOException {
+        write(List.of(data), List.of(), options, out);
+    }
+
+    /**
+     * A comparison page: several profiles, each labelled (their file names), switched, diffed either way
+     * and shown side by side inside the page; the first is shown first.
+     */
+    public static void write(List<ViewerData> profiles, List<String> labels, Options options, OutputStream out)
+            throws IOException {
+        ViewerData data = profiles.getFirst();
+        StringBuilder meta = new StringBuilder(meta(data.profile(), options));
+        if (profiles.size() > 1) {
+            meta.setLength(meta.length() - 1);
+            meta.append(",\"profiles\":[");
+            for (int i = 0; i < profiles.size(); i++) {
+                Profile p = profiles.get(i).profile();
+                Profile.ValueType vt = p.valueTypes().getLast();
+                meta.append(i == 0 ? "" : ",").append("{\"label\":").append(json(labels.get(i)))
+                        .append(",\"columns\":").append(p.tree().weights())
+                        .append(",\"valueType\":").append(json(vt.type())).append(",\"unit\":").append(json(unit(vt)))
+                        .append(",\"timeUnit\":").append(p.timeline() == null ? "null" : json(p.timeline().timeUnit()))
+                        .append(",\"interval\":").append(p.timeline() == null ? 0 : p.timeline().sampleInterval())
+                        .append('}');
+            }
+            meta.append("]}");
+        }
         java.util.Map<String, String> values = java.util.Map.of(
                 "NONCE", HexFormat.of().formatHex(randomBytes()),
                 "TITLE", html(options.title()),
                 "STYLE", resource("viewer.css"),
-                "META", meta(data.profile(), options),
+                "META", meta.toString(),
                 "SCRIPT", script());
         String[] parts = resource("viewer.html").split("\\{\\{DATA}}", -1);
         if (parts.length != 2) {
@@ -65,14 +91,25 @@ public final class ViewerPage {
         String head = PLACEHOLDER.matcher(parts[0]).replaceAll(r -> Matcher.quoteReplacement(values.get(r.group(1))));
         out.write(head.getBytes(StandardCharsets.UTF_8));
         // The data goes out in slices: a 30 MB base64 string never needs to exist at once.
-        byte[] raw = data.deflated();
+        base64(data.deflated(), out);
+        String tail = parts[1];
+        int close = tail.indexOf("</script>") + "</script>".length();
+        out.write(tail.substring(0, close).getBytes(StandardCharsets.UTF_8));
+        for (int k = 1; k < profiles.size(); k++) {
+            out.write(("\n<script type=\"application/octet-stream\" id=\"sf-data-" + k + "\">").getBytes(StandardCharsets.UTF_8));
+            base64(profiles.get(k).deflated(), out);
+            out.write("</script>".getBytes(StandardCharsets.UTF_8));
+        }
+        out.write(tail.substring(close).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void base64(byte[] raw, OutputStream out) throws IOException {
         Base64.Encoder b64 = Base64.getEncoder();
         int slice = 3 * (1 << 18);
         for (int i = 0; i < raw.length; i += slice) {
             int n = Math.min(slice, raw.length - i);
             out.write(b64.encode(java.util.Arrays.copyOfRange(raw, i, i + n)));
         }
-        out.write(parts[1].getBytes(StandardCharsets.UTF_8));
     }
 
     private static byte[] randomBytes() {

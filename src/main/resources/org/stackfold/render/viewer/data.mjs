@@ -100,5 +100,15 @@ export function decodeProfile(bytes, columns) {
     }
     timeline = { n: samples, node, thread, time, status, weight, before: sbefore, threads };
   }
-  return { names, kind, file, line, files, kindParts, tree, timeline };
+  // The source view: per function its lines [line, self, total] (ascending), and the files' texts.
+  const lines = new Map(), sources = new Map();
+  if (r.p < bytes.length) {
+    for (let k = r.next(); k > 0; k--) {
+      const f = r.next(), rows = [];
+      for (let m = r.next(); m > 0; m--) rows.push([r.next() - 1, r.next(), r.next()]);
+      lines.set(f, rows);
+    }
+    for (let k = r.next(); k > 0; k--) { const fi = r.next(); sources.set(fi, r.string()); }
+  }
+  return { names, kind, file, line, files, kindParts, tree, timeline, lines, sources };
 }

@@ -8,6 +8,7 @@ import { encodeState, decodeState, transformLabel } from './state.mjs';
 import { buildChart, drawChart, drawActivity } from './timeorder.mjs';
 import { formatValue, percent, signed } from './format.mjs';
 import { KIND_STYLE, frameColor, textOn } from './colors.mjs';
+import { diffProfiles, nodeByNames, namePath } from './compare.mjs';
 
 const $ = (id) => document.getElementById(id);
 const meta = JSON.parse($('sf-meta').textContent);
@@ -20,6 +21,11 @@ let kinds;        // frame -> kind name
 let derived = { key: null, tree: null };
 let fnTable = null;
 let theme = localStorage.getItem('stackfold-theme') || 'system';
+// Comparison pages (view A B [C...]): every profile decoded, the shown one by key ('k' or 'a-b').
+const PROFILES = meta.profiles || null;
+const decoded = [];
+const diffs = new Map();
+let pageKey = null;
 
 const darkQuery = matchMedia('(prefers-color-scheme: dark)');
 function dark() {
@@ -68,23 +74,23 @@ function functions() {
 
 const tooltip = $('tooltip');
 
-function showTooltip(tree, i, ev) {
+function showTooltip(tree, i, ev, Q = P, fmtQ = fmt) {
   if (i < 0 || !ev) { tooltip.hidden = true; return; }
-  const f = tree.frame[i];
+  const f = tree.frame[i], fmt = fmtQ;
   tooltip.textContent = '';
   const name = document.createElement('div');
   name.className = 'tname';
-  name.textContent = P.names[f];
+  name.textContent = Q.names[f];
   tooltip.appendChild(name);
-  if (P.file[f] >= 0 || P.line[f] >= 0) {
+  if (Q.file[f] >= 0 || Q.line[f] >= 0) {
     const loc = document.createElement('div');
     loc.className = 'tloc';
-    loc.textContent = (P.file[f] >= 0 ? P.files[P.file[f]] : '?') + (P.line[f] >= 0 ? ':' + P.line[f] : '');
+    loc.textContent = (Q.file[f] >= 0 ? Q.files[Q.file[f]] : '?') + (Q.line[f] >= 0 ? ':' + Q.line[f] : '');
     tooltip.appendChild(loc);
   }
   const table = document.createElement('table');
   const row = (k, v) => { const r = table.insertRow(); r.insertCell().textContent = k; r.insertCell().textContent = v; };
-  const view = tree.total[0], whole = P.tree.total[0];
+  const view = tree.total[0], whole = Q.tree.total[0];
   row('total', `${fmt(tree.total[i])}  (${percent(tree.total[i], view)} of view, ${percent(tree.total[i], whole)} of profile)`);
   row('self', `${fmt(tree.self[i])}  (${percent(tree.self[i], view)} of view)`);
   if (tree.before) {
@@ -94,7 +100,8 @@ function showTooltip(tree, i, ev) {
     row('after', `${fmt(a)}  (${percent(a, tree.totalAfter[0])})`);
     row('delta', `${signed(fmt(a - b), a - b)}  (${signed(((na - nb) * 100).toFixed(2) + ' points', na - nb)})`);
   }
-  row('kind', kindBreakdown(f) || (KIND_STYLE[kinds[f]] ? KIND_STYLE[kinds[f]].label : kinds[f]));
+  const kn = Q.kindNames[f];
+  row('kind', kindBreakdown(f, Q) || (KIND_STYLE[kn] ? KIND_STYLE[kn].label : kn));
   tooltip.appendChild(table);
   tooltip.hidden = false;
   const x = Math.min(ev.clientX + 14, innerWidth - tooltip.offsetWidth - 4);
@@ -120,6 +127,7 @@ function openMenu(tree, i, ev) {
   item('Drop stacks with this function', () => pushTransform({ kind: 'drop', f }));
   item('Collapse recursion', () => pushTransform({ kind: 'rec', f }));
   item('Show in sandwich', () => { S.sel = f; setView('sandwich'); });
+  if (P.lines.has(f)) item('Show source lines', () => showSource(f));
   item('Copy name', () => navigator.clipboard && navigator.clipboard.writeText(P.names[f]));
   menu.hidden = false;
   menu.style.left = Math.min(ev.clientX, innerWidth - menu.offsetWidth - 4) + 'px';
@@ -287,7 +295,7 @@ function announce(v, i) {
   const live = $('announce');
   if (i <= 0) { live.textContent = ''; return; }
   const t = v.tree, f = t.frame[i];
-  live.textContent = `${P.names[f]}: total ${fmt(t.total[i])} (${percent(t.total[i], t.total[0])}), self ${fmt(t.self[i])}`;
+  live.textContent = `${v.host.names[f]}: total ${fmt(t.total[i])} (${percent(t.total[i], t.total[0])}), self ${fmt(t.self[i])}`;
 }
 
 // The detail panel: the selected frame's totals here and over all its instances, and its whole stack.
@@ -320,6 +328,13 @@ function showDetail(t, i) {
   const kb = kindBreakdown(f);
   if (kb) { const k = document.createElement('div'); k.className = 'dkinds'; k.textContent = kb; info.append(k); }
   info.append(stats);
+  if (P.lines.has(f)) {
+    const b = document.createElement('button');
+    b.className = 'dsource';
+    b.textContent = `Source lines (${P.lines.get(f).length})`;
+    b.addEventListener('click', () => showSource(f));
+    info.append(b);
+  }
   const stack = document.createElement('ol');
   stack.className = 'dstack';
   stack.setAttribute('aria-label', 'Stack, root first');
@@ -344,8 +359,8 @@ function location_(f) {
 }
 
 /** A function's weight by frame kind (JIT, inlined, interpreted...), where it ran as more than one. */
-function kindBreakdown(f) {
-  const parts = P.kindParts && P.kindParts.get(f);
+function kindBreakdown(f, Q = P) {
+  const parts = Q.kindParts && Q.kindParts.get(f);
   if (!parts) return '';
   let sum = 0;
   for (const [, w] of parts) sum += w;
@@ -538,6 +553,105 @@ function drawDiffTable() {
   diffView.setCount(diffRows.length);
 }
 
+// Source: the selected function's lines with self and total weights (of the whole profile), with the
+// file's text where the page carries it, else line numbers alone.
+const SOURCE_CONTEXT = 3, SOURCE_MAX_ROWS = 5000;
+
+function showSource(f) {
+  S.sel = f;
+  setView('source');
+}
+
+/** Functions with line information, heaviest (by the sum of their lines' self weights) first. */
+let sourceFns = null;
+function functionsWithLines() {
+  if (!sourceFns) {
+    const weight = new Map();
+    for (const [f, rows] of P.lines) weight.set(f, rows.reduce((a, r) => a + r[1], 0) + 1e-9 * rows.reduce((a, r) => Math.max(a, r[2]), 0));
+    sourceFns = [...P.lines.keys()].sort((a, b) => weight.get(b) - weight.get(a) || a - b);
+  }
+  return sourceFns;
+}
+
+/** The source lines of one function: [start, end] of the lines to show, and whether the text is known. */
+function sourceRows(f) {
+  const rows = P.lines.get(f), text = P.file[f] >= 0 ? P.sources.get(P.file[f]) : undefined;
+  const lines = text === undefined ? null : text.split(/\r\n|\n|\r/);
+  return { rows, lines };
+}
+
+function drawSource() {
+  const fns = functionsWithLines(), select = $('src-fn'), body = $('src-body');
+  let f = S.sel;
+  const note = $('src-note');
+  note.textContent = '';
+  if (!P.lines.has(f)) {
+    if (f >= 0) note.textContent = `${P.names[f]} has no line information in this profile; showing the heaviest function that has.`;
+    f = fns[0];
+  }
+  if (select.options.length !== fns.length) {
+    select.textContent = '';
+    for (const g of fns) {
+      const o = document.createElement('option');
+      o.value = String(g);
+      o.textContent = P.names[g];
+      select.appendChild(o);
+    }
+  }
+  select.value = String(f);
+  const loc = location_(f);
+  $('src-loc').textContent = loc;
+  body.textContent = '';
+  const { rows, lines } = sourceRows(f);
+  const all = P.tree.total[0] || 1;
+  let maxSelf = 0;
+  for (const r of rows) maxSelf = Math.max(maxSelf, r[1]);
+  const table = document.createElement('table');
+  table.setAttribute('aria-label', `Lines of ${P.names[f]}`);
+  const head = table.createTHead().insertRow();
+  for (const [t, cls] of [['Line', 'ln'], ['Self', 'w'], ['Total', 'w'], [lines ? 'Source' : 'Source (file not embedded: line numbers only)', 'code']]) {
+    const th = document.createElement('th');
+    th.textContent = t;
+    th.scope = 'col';
+    if (cls === 'code') th.style.textAlign = 'left';
+    head.appendChild(th);
+  }
+  const tb = table.createTBody();
+  const byLine = new Map(rows.map((r) => [r[0], r]));
+  const heat = dark() ? '255,120,60' : '255,90,30';
+  const addRow = (n) => {
+    const r = byLine.get(n), tr = tb.insertRow();
+    tr.dataset.line = String(n);
+    tr.insertCell().textContent = String(n);
+    tr.cells[0].className = 'ln';
+    const self = tr.insertCell(), total = tr.insertCell();
+    self.className = 'w'; total.className = 'w';
+    if (r) {
+      tr.className = 'hot';
+      self.textContent = r[1] ? `${fmt(r[1])} (${percent(r[1], all)})` : '';
+      total.textContent = `${fmt(r[2])} (${percent(r[2], all)})`;
+      if (maxSelf > 0 && r[1] > 0) tr.style.background = `rgba(${heat},${(0.08 + 0.5 * r[1] / maxSelf).toFixed(3)})`;
+    }
+    const code = tr.insertCell();
+    code.className = 'code';
+    code.textContent = lines && n >= 1 && n <= lines.length ? lines[n - 1] : '';
+  };
+  const gap = (text) => { const tr = tb.insertRow(); tr.className = 'gap'; const c = tr.insertCell(); c.colSpan = 4; c.textContent = text; };
+  if (lines) {
+    const lo = Math.max(1, rows[0][0] - SOURCE_CONTEXT);
+    const hi = Math.min(lines.length, Math.max(rows[rows.length - 1][0] + SOURCE_CONTEXT, lo), lo + SOURCE_MAX_ROWS);
+    for (let n = lo; n <= hi; n++) addRow(n);
+    // Lines the profile names past the end of the file (an edited file): shown without text.
+    for (const r of rows) if (r[0] > hi) addRow(r[0]);
+  } else {
+    rows.forEach((r, k) => {
+      if (k > 0 && r[0] > rows[k - 1][0] + 1) gap('⋮');
+      addRow(r[0]);
+    });
+  }
+  body.appendChild(table);
+}
+
 // Time order
 let chart = null, chartKey = null, chartBoxes = null, chartView = null;
 const timeCanvas = document.querySelector('#view-time canvas');
@@ -719,6 +833,8 @@ function drawMatched() {
 function setView(v) {
   if (v === 'time' && !P.timeline) return;
   if (v === 'difftable' && !isDiff()) return;
+  if (v === 'source' && !P.lines.size) return;
+  if (v === 'compare' && !PROFILES) return;
   S.view = v;
   update();
 }
@@ -738,7 +854,10 @@ function saveState(push) {
 function applyHash() {
   if (location.hash.replace(/^#/, '') === encodeState(S)) return;
   const problems = [];
+  usePage(pageParam(location.hash, problems));
   S = decodeState(location.hash, P.names.length, problems);
+  S.pv = pageKey;
+  S.cmp = checkPair(S.cmp, problems);
   showNote(problems.length ? 'Ignored in the address: ' + problems.join('; ') : '');
   if (flame.tree) flame.zoomTo(0);
   flame.selected = -1;
@@ -770,6 +889,8 @@ function update(push = true) {
   else if (S.view === 'tree') drawTree();
   else if (S.view === 'time') drawTime();
   else if (S.view === 'difftable') drawDiffTable();
+  else if (S.view === 'source') drawSource();
+  else if (S.view === 'compare') drawCompare();
   const t = currentTree();
   $('detail').textContent = `${fmt(t.total[0])} ${TIME_UNITS.includes(unit()) ? 'of ' : ''}${meta.valueType} in view · ${P.tree.n - 1} call-tree nodes · ${P.names.length} functions`;
 }
@@ -780,6 +901,7 @@ function redrawCharts() {
   if (S.view === 'time') drawTime();
   if (S.view === 'tree') treeView.paint();
   if (S.view === 'difftable') diffView.paint();
+  if (S.view === 'compare') { sides[0].draw(); sides[1].draw(); }
   drawStrip();
 }
 
@@ -787,7 +909,7 @@ function applyTheme() {
   if (theme === 'system') delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
   $('theme').textContent = 'Theme: ' + theme;
-  flame.colorCache.clear(); callers.colorCache.clear(); callees.colorCache.clear();
+  for (const v of [flame, callers, callees, ...sides]) v.colorCache.clear();
 }
 
 function wire() {
@@ -837,7 +959,7 @@ function onKey(e) {
   }
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
   if (S.view === 'flame' && navigate(e)) { e.preventDefault(); return; }
-  const views = { 1: 'flame', 2: 'sandwich', 3: 'tree', 4: 'time', 5: 'difftable' };
+  const views = { 1: 'flame', 2: 'sandwich', 3: 'tree', 4: 'time', 5: 'difftable', 6: 'source', 7: 'compare' };
   if (views[e.key]) setView(views[e.key]);
   else if (e.key === '0') { flame.zoomTo(0); S.zoom = null; saveState(true); }
   else if (e.key === 'n' || e.key === 'N') stepMatch(e.shiftKey ? -1 : 1);
@@ -888,25 +1010,72 @@ function navigate(e) {
   return true;
 }
 
-async function main() {
-  const bytes = await inflateRaw(base64Bytes($('sf-data').textContent));
-  P = decodeProfile(bytes, meta.columns);
-  kinds = Array.from(P.kind, (k) => meta.kinds[k] || 'unknown');
-  for (const v of [flame, callers, callees]) { v.host.names = P.names; v.host.kinds = kinds; }
+/** The profile key in an address: 'k' or 'a-b' within this page's profiles, else '0' (with a problem). */
+function pageParam(hash, problems) {
+  const p = new URLSearchParams(hash.replace(/^#/, '')).get('p');
+  if (p === null) return '0';
+  const n = PROFILES ? PROFILES.length : 1, parts = p.split('-').map(Number);
+  const ok = /^\d+(-\d+)?$/.test(p) && parts.every((k) => k < n)
+    && (parts.length === 1 || (parts[0] !== parts[1] && PROFILES[parts[0]].unit === PROFILES[parts[1]].unit));
+  if (!ok) { problems.push(`p=${p.slice(0, 40)} (no such profile or difference in this page)`); return '0'; }
+  return p;
+}
+
+function checkPair(c, problems) {
+  if (!PROFILES) return c; // a page of one profile has no side by side: the pair is never used
+  const n = PROFILES.length;
+  if (c.every((k) => k < n)) return c;
+  problems.push(`c=${c.join('.')} (no such pair of profiles)`);
+  return [0, Math.min(1, n - 1)];
+}
+
+/** A page profile by key: profile k as decoded, or a-b the difference of a to b (made once). */
+function pageProfile(key) {
+  if (!key.includes('-')) return decoded[Number(key)];
+  if (!diffs.has(key)) {
+    const [a, b] = key.split('-').map(Number);
+    const d = diffProfiles(decoded[a], decoded[b]);
+    d.kindNames = Array.from(d.kind, (k) => meta.kinds[k] || 'unknown');
+    diffs.set(key, d);
+  }
+  return diffs.get(key);
+}
+
+const label = (k) => { const l = PROFILES[k].label; return l.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || l; };
+
+/**
+ * Shows a profile of the page (its key) with everything derived from it reset: trees, tables, colours,
+ * thread list, tabs; the unit is the profile's (a difference takes its after's).
+ */
+function usePage(key) {
+  if (key === pageKey) return;
+  pageKey = key;
+  P = pageProfile(key);
+  if (PROFILES) {
+    const parts = key.split('-').map(Number), m = PROFILES[parts[parts.length - 1]];
+    Object.assign(meta, { columns: P.columns, valueType: m.valueType, unit: m.unit,
+      timeUnit: parts.length > 1 ? null : m.timeUnit, interval: parts.length > 1 ? 0 : m.interval });
+    $('profile-pick').value = key;
+  }
+  kinds = P.kindNames;
+  for (const v of [flame, callers, callees]) {
+    v.host.names = P.names; v.host.kinds = kinds;
+    v.tree = null; v.zoom = 0; v.selected = -1; v.colorCache.clear();
+  }
   nameRank = nameRanks(P.names);
-  const problems = [];
-  S = decodeState(location.hash, P.names.length, problems);
-  if (problems.length) showNote('Ignored in the address: ' + problems.join('; '));
-  // The title shows the files' names (the path is in its tooltip): a long path no longer hides the name.
-  const base = (p) => p.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || p;
-  const shortTitle = meta.inputs.length && meta.title === meta.inputs.join(' → ') ? meta.inputs.map(base).join(' → ') : meta.title;
-  $('title').textContent = shortTitle;
-  $('title').title = meta.title;
-  document.title = shortTitle + ' – stackfold';
-  if (!P.timeline) $('tabs').querySelector('[data-view="time"]').hidden = true;
-  if (!isDiff()) { $('tabs').querySelector('[data-view="difftable"]').hidden = true; $('union-label').hidden = true; }
-  if (P.timeline && TIME_UNITS.includes(meta.timeUnit)) {
-    $('activity-wrap').hidden = false;
+  derived = { key: null, tree: null }; fnTable = null;
+  matchCache = { pattern: null, match: null }; hits = { tree: null, match: null, nodes: null, at: -1 };
+  threadWeights = null; chartKey = null; treeOf = null; sourceFns = null; fnRows = null; diffRows = null;
+  const tab = (v) => $('tabs').querySelector(`[data-view="${v}"]`);
+  tab('time').hidden = !P.timeline;
+  tab('difftable').hidden = !isDiff();
+  $('union-label').hidden = !isDiff();
+  tab('source').hidden = !P.lines.size;
+  tab('compare').hidden = !PROFILES;
+  timeThread.textContent = '';
+  $('time-tools').textContent = '';
+  $('activity-wrap').hidden = !(P.timeline && TIME_UNITS.includes(meta.timeUnit));
+  if (!$('activity-wrap').hidden) {
     for (const k of threadOrder()) {
       const o = document.createElement('option');
       o.value = String(k);
@@ -915,6 +1084,110 @@ async function main() {
     }
     $('time-tools').append(document.createTextNode('Thread: '), timeThread);
   }
+  showDetail(null, -1);
+  drawLegend();
+}
+
+/** Switches the profile shown from the picker: frames differ between profiles, so their state starts anew. */
+function switchPage(key) {
+  const view = S.view, search = S.search, cmp = S.cmp, icicle = S.icicle;
+  usePage(key);
+  S = decodeState('', P.names.length);
+  Object.assign(S, { search, cmp, icicle, pv: key });
+  const tab = $('tabs').querySelector(`[data-view="${view}"]`);
+  S.view = tab && !tab.hidden ? view : 'flame';
+  update();
+}
+
+// Side by side: two profiles of the page, whole, selection linked by the path of names (or the function).
+const sideProfile = (k) => decoded[S.cmp[k]];
+const sideFormat = (k) => (v) => formatValue(v, PROFILES ? PROFILES[S.cmp[k]].unit : meta.unit);
+const sideMatch = [{ pattern: null, names: null, match: null }, { pattern: null, names: null, match: null }];
+const sideHost = (k) => ({
+  names: null, kinds: null, dark,
+  match: () => {
+    const c = sideMatch[k], Q = sideProfile(k);
+    if (c.pattern !== S.search || c.names !== Q.names) Object.assign(c, { pattern: S.search, names: Q.names, match: matchFrames(Q.names, S.search, 'i') });
+    return c.match;
+  },
+  format: (v) => sideFormat(k)(v),
+  byName: () => false,
+  diffColors: () => true,
+  onHover: (v, i, ev) => showTooltip(v.tree, i, ev, sideProfile(k), sideFormat(k)),
+  onClick: (v, i) => linkSelect(k, i),
+  onMenu: () => {},
+  onSelect: (v, i) => announce(v, i),
+  onViewport: () => {},
+});
+const sides = [new FlameView(document.querySelector('#cmp-left canvas'), sideHost(0)),
+  new FlameView(document.querySelector('#cmp-right canvas'), sideHost(1))];
+sides[0].canvas.setAttribute('aria-label', 'Left profile');
+sides[1].canvas.setAttribute('aria-label', 'Right profile');
+
+function drawCompare() {
+  for (const [k, id] of [[0, 'cmp-a'], [1, 'cmp-b']]) {
+    const sel = $(id);
+    if (sel.options.length !== PROFILES.length) {
+      sel.textContent = '';
+      PROFILES.forEach((p, j) => { const o = document.createElement('option'); o.value = String(j); o.textContent = label(j); o.title = p.label; sel.appendChild(o); });
+    }
+    sel.value = String(S.cmp[k]);
+    const Q = sideProfile(k), v = sides[k];
+    if (v.host.names !== Q.names) { v.host.names = Q.names; v.host.kinds = Q.kindNames; v.tree = null; v.colorCache.clear(); }
+    v.setTree(Q.tree, S.icicle);
+  }
+}
+
+/** A click on side k: zoom there to the frame, and in the other side to the same path of names (else the function). */
+function linkSelect(k, i) {
+  const v = sides[k], o = sides[1 - k], Q = sideProfile(k), R = sideProfile(1 - k);
+  const note = $('cmp-note');
+  note.textContent = '';
+  if (i <= 0) { v.zoomTo(0); v.select(-1); o.zoomTo(0); o.select(-1); return; }
+  v.zoomTo(i === v.zoom ? Math.max(0, v.tree.parent[i]) : i);
+  v.select(i);
+  const j = nodeByNames(o.tree, R.names, namePath(v.tree, Q.names, i));
+  if (j > 0) { o.zoomTo(j); o.select(j); } else {
+    o.zoomTo(0); o.select(-1);
+    note.textContent = `${Q.names[v.tree.frame[i]]} is not in ${label(S.cmp[1 - k])}`;
+  }
+}
+
+async function main() {
+  const count = PROFILES ? PROFILES.length : 1;
+  for (let k = 0; k < count; k++) {
+    const columns = PROFILES ? PROFILES[k].columns : meta.columns;
+    const q = decodeProfile(await inflateRaw(base64Bytes($(k === 0 ? 'sf-data' : 'sf-data-' + k).textContent)), columns);
+    q.columns = columns;
+    q.kindNames = Array.from(q.kind, (x) => meta.kinds[x] || 'unknown');
+    decoded.push(q);
+  }
+  if (PROFILES) {
+    const pick = $('profile-pick');
+    pick.hidden = false;
+    const option = (value, text) => { const o = document.createElement('option'); o.value = value; o.textContent = text; pick.appendChild(o); };
+    PROFILES.forEach((p, k) => option(String(k), label(k)));
+    // Differences of profiles of one unit (a JFR recording's CPU samples and allocated bytes are not one).
+    PROFILES.forEach((p, a) => PROFILES.forEach((q, b) => { if (a !== b && p.unit === q.unit) option(`${a}-${b}`, `diff ${label(a)} → ${label(b)}`); }));
+    pick.addEventListener('change', () => switchPage(pick.value));
+    for (const [k, id] of [[0, 'cmp-a'], [1, 'cmp-b']]) {
+      $(id).addEventListener('change', () => { S.cmp = k === 0 ? [Number($(id).value), S.cmp[1]] : [S.cmp[0], Number($(id).value)]; $('cmp-note').textContent = ''; update(); });
+    }
+  }
+  const problems = [];
+  usePage(pageParam(location.hash, problems));
+  S = decodeState(location.hash, P.names.length, problems);
+  S.pv = pageKey;
+  S.cmp = checkPair(S.cmp, problems);
+  if (problems.length) showNote('Ignored in the address: ' + problems.join('; '));
+  // The title shows the files' names (the path is in its tooltip): a long path no longer hides the name.
+  const base = (p) => p.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || p;
+  const joined = PROFILES ? meta.inputs.join(' | ') : meta.inputs.join(' → ');
+  const shortTitle = meta.inputs.length && meta.title === joined ? meta.inputs.map(base).join(PROFILES ? ' | ' : ' → ') : meta.title;
+  $('title').textContent = shortTitle;
+  $('title').title = meta.title;
+  document.title = shortTitle + ' – stackfold';
+  $('src-fn').addEventListener('change', () => showSource(Number($('src-fn').value)));
   applyTheme();
   drawLegend();
   wire();
@@ -927,10 +1200,10 @@ async function main() {
 
 // For tests and scripts: the state and the views, read-only use.
 window.stackfold = {
-  get state() { return S; }, get profile() { return P; }, flame, callers, callees, currentTree,
-  functions: () => functions(), setView, update, foldedOfView, svgOfView, boxOf: (view, name) => {
-    const v = { flame, callers, callees }[view];
-    for (const i of v.drawn) if (P.names[v.tree.frame[i]] === name) return v.box(i);
+  get state() { return S; }, get profile() { return P; }, flame, callers, callees, sides, currentTree, switchPage,
+  functions: () => functions(), setView, update, foldedOfView, svgOfView, kindName: (f) => kinds[f], boxOf: (view, name) => {
+    const v = { flame, callers, callees, left: sides[0], right: sides[1] }[view];
+    for (const i of v.drawn) if (v.host.names[v.tree.frame[i]] === name) return v.box(i);
     return null;
   },
 };

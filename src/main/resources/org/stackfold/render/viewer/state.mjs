@@ -1,7 +1,7 @@
 // The page's state, kept in the address's hash so a view can be shared and the back button works.
 
 export const DEFAULTS = { view: 'flame', icicle: false, byName: false, union: false, search: '', transforms: [],
-  threads: null, status: 0, range: null, sel: -1, zoom: null };
+  threads: null, status: 0, range: null, sel: -1, zoom: null, pv: '0', cmp: [0, 1] };
 
 const LABELS = { focus: 'Focus', focusfn: 'Focus on', merge: 'Merge', drop: 'Drop', rec: 'Collapse recursion of' };
 
@@ -20,6 +20,8 @@ export function encodeState(s) {
   if (s.range) p.set('r', s.range[0] + '~' + s.range[1]);
   if (s.sel >= 0) p.set('f', String(s.sel));
   if (s.zoom && s.zoom.length) p.set('z', s.zoom.join('.'));
+  if (s.pv !== DEFAULTS.pv) p.set('p', s.pv);
+  if (s.cmp[0] !== 0 || s.cmp[1] !== 1) p.set('c', s.cmp.join('.'));
   return p.toString();
 }
 
@@ -39,7 +41,7 @@ export function decodeState(hash, frameCount, problems = []) {
   const s = structuredClone(DEFAULTS);
   const bad = (key, why) => problems.push(`${key}=${(p.get(key) || '').slice(0, 40)} (${why})`);
   const v = p.get('v');
-  if (['flame', 'sandwich', 'tree', 'time', 'difftable'].includes(v)) s.view = v;
+  if (['flame', 'sandwich', 'tree', 'time', 'difftable', 'source', 'compare'].includes(v)) s.view = v;
   else if (p.has('v')) bad('v', 'no such view');
   s.icicle = p.get('i') === '1';
   s.byName = p.get('o') === 'name';
@@ -74,6 +76,15 @@ export function decodeState(hash, frameCount, problems = []) {
   const f = Number(p.get('f'));
   if (p.has('f') && okFrame(f) && /^\d+$/.test(p.get('f'))) s.sel = f;
   else if (p.has('f')) bad('f', 'not a function of this profile');
+  // Comparison pages: the profile shown (k, or a-b: the diff of a to b) and the side-by-side pair a.b;
+  // their range is checked by the page (pageParam), which knows how many profiles it holds.
+  if (p.has('p')) {
+    if (/^\d+(-\d+)?$/.test(p.get('p'))) s.pv = p.get('p'); else bad('p', 'not a profile k or a difference a-b');
+  }
+  if (p.has('c')) {
+    const c = ints(p.get('c'));
+    if (c && c.length === 2) s.cmp = c; else bad('c', 'not a pair of profiles a.b');
+  }
   if (p.has('z')) {
     const z = ints(p.get('z'));
     if (z && z.every(okFrame)) s.zoom = z; else bad('z', 'not a frame path');

@@ -635,6 +635,183 @@ class ViewerBrowserTest {
         assertThat(cut).startsWith("org.").endsWith("Request").hasSizeLessThan(name.length());
     }
 
+    /** Runs {@code stackfold view ARGS -o NAME.html} (the CLI, as a user does) and returns the page. */
+    static Path cliPage(String name, String... args) throws Exception {
+        Path f = dir.resolve(name + ".html");
+        java.io.StringWriter err = new java.io.StringWriter();
+        String[] all = java.util.stream.Stream.concat(java.util.stream.Stream.of("view"),
+                java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of("-o", f.toString())))
+                .toArray(String[]::new);
+        int rc = org.stackfold.cli.Main.run(all, new java.io.PrintWriter(new java.io.StringWriter()), new java.io.PrintWriter(err));
+        assertThat(rc).as(err.toString()).isZero();
+        return f;
+    }
+
+    /** Kind names of the page's frames whose name is {@code name}. */
+    static Object kindOf(String name) throws Exception {
+        return js("const p = window.stackfold.profile; const f = p.names.indexOf(" + WebDriverClientJson.quote(name) + ");"
+                + " return f < 0 ? null : window.stackfold.kindName(f);");
+    }
+
+    @Test
+    void perfScriptTextHasATimeOrderThreadsAndKernelFrames() throws Exception {
+        // Real perf script output of two dd processes, mostly in the kernel.
+        open(cliPage("perf-script-time", "src/test/resources/perfdata/dd.perf.txt"));
+        assertThat(js("return window.stackfold.profile.timeline && window.stackfold.profile.timeline.n")).isEqualTo(259.0);
+        assertThat(js("return document.querySelector('#tabs button[data-view=time]').hidden")).isEqualTo(false);
+        assertThat(js("return document.getElementById('activity-wrap').hidden")).isEqualTo(false);
+        @SuppressWarnings("unchecked")
+        List<String> threads = (List<String>) js("return window.stackfold.profile.timeline.threads");
+        assertThat(threads).anyMatch(t -> t.matches("dd \\(\\d+\\)")).hasSizeGreaterThanOrEqualTo(2);
+        // Sample times are perf's (seconds.microseconds as ns), in order.
+        assertThat(js("const t = window.stackfold.profile.timeline.time; for (let i = 1; i < t.length; i++) if (t[i] < t[i - 1]) return false;"
+                + " return t[0] > 1e12")).isEqualTo(true);
+        // Kernel frames: the kernel kind (its colour and legend), the _[k] tag out of the name.
+        assertThat(kindOf("do_syscall_64")).isEqualTo("kernel");
+        assertThat(kindOf("__libc_start_call_main")).isNotEqualTo("kernel");
+        assertThat(js("return window.stackfold.profile.names.some((n) => n.endsWith('_[k]'))")).isEqualTo(false);
+        assertThat((String) js("return document.getElementById('legend').textContent")).containsIgnoringCase("kernel");
+        List<Number> kernel = colourOf("flame", "#view-flame canvas", "entry_SYSCALL_64_after_hwframe");
+        List<Number> user = colourOf("flame", "#view-flame canvas", "read");
+        assertThat(kernel).isNotEqualTo(user);
+        browser.click("#tabs button[data-view=time]");
+        assertThat(paintedPixels("#view-time canvas")).isGreaterThan(200);
+        assertThat((String) js("return document.querySelector('#time-tools select option').textContent")).startsWith("thread dd (");
+    }
+
+    @Test
+    void perfDataKernelFramesHaveTheKernelKind() throws Exception {
+        // On another machine the kernel frames are [unknown] in [kernel.kallsyms]: kernel frames still.
+        open(cliPage("perf-data-kernel", "src/test/resources/perfdata/dd.perf.data"));
+        assertThat(js("const p = window.stackfold.profile; return p.names.filter((n, f) => window.stackfold.kindName(f) === 'kernel').length"))
+                .satisfies(n -> assertThat(((Number) n).intValue()).isGreaterThan(0));
+        assertThat(js("return window.stackfold.profile.names.some((n) => n.endsWith('_[k]'))")).isEqualTo(false);
+        assertThat(js("return window.stackfold.profile.timeline.n")).isEqualTo(259.0);
+    }
+
+    /** The source view's rows as [line, self text, total text, code]. */
+    @SuppressWarnings("unchecked")
+    static List<List<String>> sourceRows() throws Exception {
+        return (List<List<String>>) js("return [...document.querySelectorAll('#src-body tbody tr:not(.gap)')].map((r) =>"
+                + " [r.dataset.line, r.cells[1].textContent, r.cells[2].textContent, r.cells[3].textContent]);");
+    }
+
+    static void showSourceOf(String name) throws Exception {
+        js("const s = window.stackfold; s.state.sel = s.profile.names.indexOf(" + WebDriverClientJson.quote(name) + "); s.setView('source');");
+    }
+
+    @Test
+    void theSourceViewShowsAFunctionsLinesWithWeightsAndItsText() throws Exception {
+        // A real Go CPU profile with lines (pprof), its source found through --source-path.
+        open(cliPage("source", "src/test/resources/viewer/source/hot.pprof", "--source-path", "src/test/resources/viewer/source"));
+        assertThat(js("return document.querySelector('#tabs button[data-view=source]').hidden")).isEqualTo(false);
+        // From the flame graph: select main.work, its detail panel offers its source lines.
+        js("const t = window.stackfold.flame.tree, n = window.stackfold.profile.names;"
+                + " for (let i = 1; i < t.n; i++) if (n[t.frame[i]] === 'main.work') { window.stackfold.flame.select(i); break; }");
+        browser.click("#frame-detail button.dsource");
+        waitFor("return window.stackfold.state.view === 'source'");
+        List<List<String>> rows = sourceRows();
+        // Lines 10-21 (3 lines of context around 13-18), each with its text; line 17 the heaviest.
+        assertThat(rows.getFirst().getFirst()).isEqualTo("10");
+        List<String> hot = rows.stream().filter(r -> r.get(0).equals("17")).findFirst().orElseThrow();
+        assertThat(hot.get(3)).contains("b ^= (b << 7)");
+        assertThat(hot.get(1)).matches("[\\d.]+ (ms|s) \\(5\\d\\.\\d\\d%\\)");
+        assertThat(rows.stream().filter(r -> r.get(0).equals("16")).findFirst().orElseThrow().get(1)).contains("%");
+        assertThat(rows.stream().filter(r -> r.get(0).equals("15")).findFirst().orElseThrow().get(1)).isEmpty();
+        // Source text is text: the <script> in line 12 is shown, never run or parsed.
+        assertThat(rows.stream().filter(r -> r.get(0).equals("12")).findFirst().orElseThrow().get(3))
+                .contains("<script>document.title = \"pwned\"</script> & <b>bold</b>");
+        assertThat(js("return document.querySelectorAll('#src-body script, #src-body b').length")).isEqualTo(0.0);
+        assertThat(js("return document.title")).isNotEqualTo("pwned");
+        // The view is in the address (reload keeps it).
+        assertThat((String) js("return location.hash")).contains("v=source");
+        assertThat(js("return document.getElementById('note').hidden")).isEqualTo(true);
+    }
+
+    @Test
+    void theSourceViewShowsLineNumbersAloneWithoutTheFile() throws Exception {
+        open(cliPage("source-nofile", "src/test/resources/viewer/source/hot.pprof", "--no-sources"));
+        showSourceOf("main.work");
+        List<List<String>> rows = sourceRows();
+        assertThat(rows).extracting(r -> r.get(0)).contains("13", "14", "16", "17", "18").doesNotContain("10", "15");
+        assertThat(rows).allMatch(r -> r.get(3).isEmpty());
+        assertThat((String) js("return document.querySelector('#src-body th:last-child').textContent")).contains("line numbers only");
+    }
+
+    static void pick(String key) throws Exception {
+        js("const s = document.getElementById('profile-pick'); s.value = " + WebDriverClientJson.quote(key) + ";"
+                + " s.dispatchEvent(new Event('change'));");
+    }
+
+    @Test
+    void severalInputsGiveOnePageThatSwitchesDiffsEitherWayAndComparesSideBySide() throws Exception {
+        String evil = "<img src=x onerror=\"document.title='pwned'\">";
+        Path a = dir.resolve("before.folded");
+        Path b = dir.resolve("after.folded");
+        Files.writeString(a, "main;a;b 10\nmain;a;c 30\nmain;d 40\n");
+        Files.writeString(b, "main;a;b 50\nmain;a;c 30\nmain;e 20\nmain;" + evil + " 5\n");
+        open(cliPage("compare", a.toString(), b.toString()));
+        assertThat((String) js("return document.getElementById('title').textContent")).isEqualTo("before.folded | after.folded");
+        @SuppressWarnings("unchecked")
+        List<String> options = (List<String>) js("return [...document.querySelectorAll('#profile-pick option')].map((o) => o.textContent)");
+        assertThat(options).containsExactly("before.folded", "after.folded", "diff before.folded → after.folded",
+                "diff after.folded → before.folded");
+        // Profile 0 first, then switch to 1: the other profile's frames, the choice in the address.
+        assertThat(labels("flame")).contains("d").doesNotContain("e");
+        pick("1");
+        waitFor("return window.stackfold.flame.labels.includes('e')");
+        assertThat((String) js("return location.hash")).contains("p=1");
+        // Diffed either way: b grew from before to after (red), shrank the other way (blue).
+        pick("0-1");
+        waitFor("return window.stackfold.state.pv === '0-1'");
+        assertThat(js("return document.querySelector('#tabs button[data-view=difftable]').hidden")).isEqualTo(false);
+        List<Number> grew = colourOf("flame", "#view-flame canvas", "b");
+        assertThat(grew.get(0).intValue()).isGreaterThan(grew.get(2).intValue() + 60);
+        pick("1-0");
+        waitFor("return window.stackfold.state.pv === '1-0'");
+        List<Number> shrank = colourOf("flame", "#view-flame canvas", "b");
+        assertThat(shrank.get(2).intValue()).isGreaterThan(shrank.get(0).intValue() + 60);
+        // Back returns to the previous choice.
+        js("history.back()");
+        waitFor("return window.stackfold.state.pv === '0-1'");
+        // Side by side, selection linked by the path of names; a frame missing on the other side is said so.
+        pick("0");
+        waitFor("return window.stackfold.state.pv === '0'");
+        js("window.stackfold.setView('compare')");
+        assertThat(paintedPixels("#cmp-left canvas")).isGreaterThan(200);
+        assertThat(paintedPixels("#cmp-right canvas")).isGreaterThan(200);
+        clickFrame("left", "#cmp-left canvas", "a");
+        assertThat(js("const v = window.stackfold.sides[1]; return v.selected > 0 && v.host.names[v.tree.frame[v.selected]] === 'a'"
+                + " && v.tree.total[v.zoom] === 80")).isEqualTo(true);
+        clickFrame("right", "#cmp-right canvas", "b");
+        assertThat(js("const v = window.stackfold.sides[0]; return v.host.names[v.tree.frame[v.selected]] + ':' + v.tree.total[v.selected]"))
+                .isEqualTo("b:10");
+        js("window.stackfold.sides[0].zoomTo(0)");
+        clickFrame("left", "#cmp-left canvas", "d");
+        assertThat((String) js("return document.getElementById('cmp-note').textContent")).isEqualTo("d is not in after.folded");
+        // A hostile name stays text in every pane.
+        assertThat(js("return document.querySelectorAll('img').length")).isEqualTo(0.0);
+        assertThat(js("return document.title")).isNotEqualTo("pwned");
+        assertThat(js("return window.stackfold.sides[1].host.names.includes(" + WebDriverClientJson.quote(evil) + ")")).isEqualTo(true);
+    }
+
+    @Test
+    void aJfrRecordingsEventsAreChosenInThePage() throws Exception {
+        // A JDK recording with execution samples, native method samples and allocation samples.
+        open(cliPage("jfr-events", "src/test/resources/formats/jfr-heavy.jfr"));
+        @SuppressWarnings("unchecked")
+        List<String> options = (List<String>) js("return [...document.querySelectorAll('#profile-pick option')].map((o) => o.textContent)");
+        assertThat(options).containsExactly("jfr-heavy.jfr · cpu", "jfr-heavy.jfr · native", "jfr-heavy.jfr · alloc",
+                "diff jfr-heavy.jfr · cpu → jfr-heavy.jfr · native", "diff jfr-heavy.jfr · native → jfr-heavy.jfr · cpu");
+        assertThat((String) js("return document.getElementById('detail').textContent")).startsWith("346 samples");
+        pick("2");
+        waitFor("return window.stackfold.state.pv === '2'");
+        // Allocation: its own unit (bytes) and tree.
+        assertThat((String) js("return document.getElementById('detail').textContent")).matches("[\\d.]+ [KMG]?i?B alloc_space in view.*");
+        assertThat(labels("flame")).isNotEmpty();
+        assertThat((String) js("return location.hash")).contains("p=2");
+    }
+
     /** JSON string quoting for scripts sent to the page. */
     static final class WebDriverClientJson {
         static String quote(String s) {
