@@ -203,6 +203,28 @@ public final class ProcessSnapshots implements Recorder.Listener {
         return false;
     }
 
+    /** Runs {@code task} on the worker, after every snapshot asked for so far (it may read them). */
+    public void onWorker(Runnable task) {
+        worker.execute(task);
+    }
+
+    /**
+     * Forgets processes that have exited (on the worker, after their last interval was folded): their
+     * snapshots and the symbolizer's state, so that an always-on recording holds only live processes.
+     */
+    public void forget(java.util.Collection<Integer> exited) {
+        for (int pid : exited) {
+            Integer exec = latest.remove(pid);
+            if (exec != null) {
+                for (int e = 0; e <= exec; e++) {
+                    snapshots.remove(key(pid, e));
+                }
+            }
+            jvms.remove(pid);
+            symbolizer.forget(pid);
+        }
+    }
+
     /** Deletes the perf maps the recording caused (after {@link #finish}: the snapshots hold their names). */
     public void removeCreatedFiles() {
         for (Path p : createdPerfMaps) {
