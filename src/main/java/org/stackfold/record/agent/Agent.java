@@ -131,7 +131,7 @@ public final class Agent {
         labels.put("interval_ms", Long.toString(duration.toMillis()));
         intervals++;
         samples += n;
-        lost += interval.lostToFullCountMap() + f.accounting().kernelCollisions() + f.accounting().userCollisions();
+        lost += interval.lostToFullCountMap();
         if (!folded.offer(new IntervalProfile(f.profile(), start, duration, labels, n))) {
             folded.poll(); // the outputs are stuck: drop the oldest waiting interval, not the newest
             droppedBehind++;
