@@ -57,7 +57,7 @@ final class RecordAgent {
             destinations.add(new FileDestination(c, pattern, host));
         }
         if (c.store != null) {
-            destinations.add(new StoreDestination(c.store, begun.source()));
+            destinations.add(new StoreDestination(c.store, begun.source(), Duration.ofMillis((long) (c.storeEvery * 1000))));
         }
         if (c.push.given()) {
             destinations.add(new PushDestination(c, options.frequency()));
@@ -104,10 +104,23 @@ final class RecordAgent {
     }
 
     /** {@code --store DIR}: each interval a profile of the table, at the interval's start. */
-    private record StoreDestination(Path dir, String source) implements Destination {
+    private record StoreDestination(Path dir, String source, Duration batch) implements Destination {
         @Override
         public String name() {
             return "--store " + dir;
+        }
+
+        @Override
+        public void sendAll(List<IntervalProfile> ps) throws IOException {
+            List<StoredProfile> rows = new ArrayList<>();
+            for (IntervalProfile p : ps) {
+                rows.add(new StoredProfile(source, p.profile(), Labels.of(p.labels()), p.start()));
+            }
+            try {
+                FleetStore.store(dir, rows);
+            } catch (InputException e) {
+                throw new IOException(e.getMessage(), e);
+            }
         }
 
         @Override

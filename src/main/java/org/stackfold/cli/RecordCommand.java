@@ -62,6 +62,10 @@ final class RecordCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "Options from FILE, one 'name = value' a line (docs/agent.md).")
     java.nio.file.Path config;
 
+    @Option(names = "--store-every", paramLabel = "SECONDS", description = "With --every and --store: intervals are added to the table"
+            + " together this often, one Parquet file each time (default ${DEFAULT-VALUE}; at least --every).")
+    double storeEvery = 60;
+
     @Option(names = "--health-every", paramLabel = "N", description = "With --every: a health line on stderr every N intervals (default: about a minute).")
     int healthEvery;
 
@@ -327,6 +331,9 @@ final class RecordCommand implements Callable<Integer> {
             }
             if (queueMaxAge < 1) {
                 throw usage("--queue-max-age must be at least 1 second, not " + queueMaxAge);
+            }
+            if (!(storeEvery >= 0 && storeEvery <= 86_400)) {
+                throw usage("--store-every must be from 0 (each interval at once) to 86400 seconds, not " + storeEvery);
             }
             if (healthEvery < 0) {
                 throw usage("--health-every must be 0 (about a minute) or more intervals, not " + healthEvery);

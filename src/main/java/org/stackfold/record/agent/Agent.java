@@ -148,6 +148,10 @@ public final class Agent {
             while (true) {
                 IntervalProfile p = folded.poll(1, TimeUnit.SECONDS);
                 if (p == END) {
+                    for (Delivery d : deliveries) {
+                        d.backoffOver(); // the last intervals, batched or waiting: one more try each
+                        d.retry(Instant.now(), true);
+                    }
                     return;
                 }
                 boolean now = retryNow;
@@ -159,7 +163,7 @@ public final class Agent {
                     if (p != null && p.samples() > 0) {
                         d.deliver(p, Instant.now());
                     }
-                    d.retry(Instant.now());
+                    d.retry(Instant.now(), false);
                 }
             }
         } catch (InterruptedException e) {

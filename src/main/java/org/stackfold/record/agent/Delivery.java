@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Sends intervals to one {@link Destination}, on the agent's output thread: a failure puts the
@@ -49,12 +51,18 @@ final class Delivery {
         retryAt = Instant.MIN;
     }
 
-    /** Sends {@code p} now, or queues it behind earlier ones while they wait. */
+    /** Intervals a batch sends at most (a long outage is caught up a batch at a time, in bounded memory). */
+    static final int BATCH_MAX = 12;
+
+    /** Sends {@code p} now, or queues it behind earlier ones while they wait (or until its batch is due). */
     void deliver(IntervalProfile p, Instant now) throws InterruptedException {
-        if (queue != null && (now.isBefore(retryAt) || queue.has(index))) {
-            enqueue(p, null);
-            retry(now);
-            return;
+        boolean batched = queue != null && !destination.batch().isZero();
+        if (queue != null && (batched || now.isBefore(retryAt) || queue.has(index))) {
+            if (enqueue(p, null) || !batched) {
+                retry(now, false);
+                return;
+            }
+            // The queue cannot take it (a full disk): the batch is this interval alone, now.
         }
         try {
             destination.send(p);
@@ -65,27 +73,44 @@ final class Delivery {
         }
     }
 
-    /** Sends queued intervals, oldest first, while they go through (once the back-off is over). */
-    void retry(Instant now) throws InterruptedException {
+    /**
+     * Sends queued intervals, oldest first, while they go through (once the back-off is over); a
+     * batched destination's once the oldest has waited its batch time, or at once with {@code flush}.
+     */
+    void retry(Instant now, boolean flush) throws InterruptedException {
         if (queue == null) {
             return;
         }
         queue.trim(now);
+        boolean batched = !destination.batch().isZero();
         while (!now.isBefore(retryAt)) {
-            PendingQueue.Item item = queue.oldest(index);
-            if (item == null) {
+            List<PendingQueue.Item> items = queue.oldest(index, batched ? BATCH_MAX : 1);
+            if (items.isEmpty()) {
                 return;
             }
-            IntervalProfile p;
-            try {
-                p = queue.read(item);
-            } catch (IOException | RuntimeException e) {
-                queue.remove(item); // unreadable (the directory went away): nothing to retry
+            if (batched && !flush && items.size() < BATCH_MAX
+                    && Duration.between(items.getFirst().start(), now).compareTo(destination.batch()) < 0) {
+                return; // not due yet
+            }
+            List<IntervalProfile> ps = new ArrayList<>();
+            List<PendingQueue.Item> read = new ArrayList<>();
+            for (PendingQueue.Item item : items) {
+                try {
+                    ps.add(queue.read(item));
+                    read.add(item);
+                } catch (IOException | RuntimeException e) {
+                    queue.remove(item); // unreadable (the directory went away): nothing to retry
+                }
+            }
+            if (ps.isEmpty()) {
                 continue;
             }
             try {
-                destination.send(p);
-                queue.remove(item);
+                destination.sendAll(ps);
+                for (PendingQueue.Item item : read) {
+                    queue.remove(item);
+                }
+                sent += ps.size() - 1; // succeeded() counts one
                 succeeded();
             } catch (IOException | RuntimeException e) {
                 failed(e, now);
@@ -94,17 +119,19 @@ final class Delivery {
         }
     }
 
-    private void enqueue(IntervalProfile p, Exception cause) {
+    /** Queues an interval (a file's is dropped); false where the queue could not take it (counted as dropped). */
+    private boolean enqueue(IntervalProfile p, Exception cause) {
         if (queue == null) {
             dropped++;
-            return;
+            return false;
         }
         try {
             queue.add(index, p);
+            return true;
         } catch (IOException | RuntimeException e) {
             queue.droppedOne();
-            dropped++;
             report(Instant.now(), "could not queue an interval in " + queue.dir() + ": " + oneLine(e));
+            return false;
         }
     }
 

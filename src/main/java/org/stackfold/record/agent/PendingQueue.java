@@ -145,6 +145,17 @@ public final class PendingQueue {
         return null;
     }
 
+    /** The oldest {@code max} profiles waiting for destination {@code d}, oldest first. */
+    List<Item> oldest(int d, int max) {
+        List<Item> out = new ArrayList<>();
+        for (Item i : items) {
+            if (i.destination == d && out.size() < max) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
     /** Reads a queued profile back. */
     IntervalProfile read(Item item) throws IOException {
         Header h = header(item.file);

@@ -64,7 +64,7 @@ class AgentLiveTest {
             agent = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
                     "-cp", System.getProperty("java.class.path"), "org.stackfold.cli.Main",
                     "record", "--every", "2", "-F", "99", "-I", "--bpf-stats", "--health-every", "1",
-                    "-o", out.resolve("cpu-%s.folded").toString(), "--store", table.toString(),
+                    "-o", out.resolve("cpu-%s.folded").toString(), "--store", table.toString(), "--store-every", "4",
                     "--push", "http://127.0.0.1:" + closedPort, "--queue", queue.toString(),
                     "--queue-max-size", Long.toString(queueLimit))
                     .redirectErrorStream(true).redirectOutput(err.toFile()).start();
