@@ -44,6 +44,9 @@ final class RecordAgent {
         return base.resolve("stackfold").resolve("queue");
     }
 
+    /** The exit status when the kernel refuses the program: the systemd unit's RestartPreventExitStatus. */
+    static final int REFUSED = 3;
+
     static int run(RecordCommand c, RecordOptions options, PrintWriter err) throws IOException, InterruptedException {
         RecordingStore begun = RecordingStore.begin(c.store == null ? Path.of(".") : c.store, c.labels, c.command, c.pids);
         Map<String, String> labels = new java.util.TreeMap<>(Labels.map(c.labels));
@@ -72,6 +75,18 @@ final class RecordAgent {
         SignalHandler oldHup = Signal.handle(new Signal("HUP"), sig -> agent.reopen());
         try {
             agent.run(c.bpfStats);
+        } catch (org.stackfold.record.bpf.ErrnoException e) {
+            String m = e.getMessage();
+            if (!m.startsWith("loading BPF program")) {
+                throw e;
+            }
+            // After a kernel upgrade, say: one line for the journal, and an exit status the unit does not restart on.
+            int nl = m.indexOf('\n');
+            err.println("stackfold: agent: the kernel refused the BPF program (" + (nl < 0 ? m : m.substring(0, nl))
+                    + ", kernel " + System.getProperty("os.version") + "); not restarting: 'sudo stackfold record -d 1'"
+                    + " prints the verifier's log");
+            err.flush();
+            return REFUSED;
         } finally {
             Signal.handle(new Signal("INT"), oldInt);
             Signal.handle(new Signal("TERM"), oldTerm);

@@ -53,6 +53,8 @@ public final class Agent {
     private volatile boolean retryNow;
     private volatile long intervals, samples, lost, droppedBehind;
     private final Instant started = Instant.now();
+    /** Symbolized addresses shared by the intervals (64 Ki addresses, a few MB), used on the snapshot worker only. */
+    private final StackFolder.SymbolCache symbols = new StackFolder.SymbolCache(1 << 16);
     private final long cpuAtStart = cpuTicks();
 
     public Agent(RecordOptions options, Settings settings, List<Destination> destinations, PrintWriter err) {
@@ -122,7 +124,8 @@ public final class Agent {
     private void fold(Recorder.Interval interval, Symbolizer symbolizer, ProcessSnapshots processes, PendingQueue queue,
                       List<Delivery> deliveries) {
         StackFolder.Folded f = new StackFolder(options, symbolizer, processes, interval.drained(), interval.maxDepth())
-                .fold();
+                .cache(symbols).fold();
+        symbols.forget(interval.exited());
         long n = f.accounting().samples();
         long from = interval.fromMicros(), to = interval.toMicros();
         Instant start = started.plusNanos(from * 1000);
