@@ -67,7 +67,7 @@ final class RecordAgent {
         }
         int health = c.healthEvery > 0 ? c.healthEvery : (int) Math.max(1, Math.ceil(60 / c.every));
         Agent agent = new Agent(options, new Agent.Settings(c.every, health, c.queue != null ? c.queue : defaultQueue(),
-                c.queueMaxBytes(), Duration.ofSeconds(c.queueMaxAge), labels), destinations, err)
+                c.queueMaxBytes(), Duration.ofSeconds(c.queueMaxAge), labels, c.splitMode()), destinations, err)
                 .attachAnyJvm(c.jvmAttach);
         SignalHandler stop = sig -> agent.stop();
         SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);
@@ -104,7 +104,7 @@ final class RecordAgent {
 
         @Override
         public void send(IntervalProfile p) throws IOException {
-            String file = FileNames.expand(pattern, p.start(), host);
+            String file = FileNames.expand(pattern, p.start(), p.labels());
             try {
                 c.write(p.profile(), file, c.err());
             } catch (InputException e) {

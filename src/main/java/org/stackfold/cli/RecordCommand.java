@@ -66,6 +66,10 @@ final class RecordCommand implements Callable<Integer> {
             + " together this often, one Parquet file each time (default ${DEFAULT-VALUE}; at least --every).")
     double storeEvery = 60;
 
+    @Option(names = "--split", paramLabel = "BY", description = {"With --every: one profile an interval for everything (none, the default),",
+            "per process (process: labels service=its name, pid) or per process name (service)."})
+    String split = "none";
+
     @Option(names = "--health-every", paramLabel = "N", description = "With --every: a health line on stderr every N intervals (default: about a minute).")
     int healthEvery;
 
@@ -230,6 +234,15 @@ final class RecordCommand implements Callable<Integer> {
         }
     }
 
+    org.stackfold.record.agent.Agent.Split splitMode() {
+        return switch (split) {
+            case "none" -> org.stackfold.record.agent.Agent.Split.NONE;
+            case "process" -> org.stackfold.record.agent.Agent.Split.PROCESS;
+            case "service" -> org.stackfold.record.agent.Agent.Split.SERVICE;
+            default -> throw usage("--split takes none, process or service, not '" + split + "'");
+        };
+    }
+
     PrintWriter err() {
         return spec.commandLine().getErr();
     }
@@ -322,6 +335,19 @@ final class RecordCommand implements Callable<Integer> {
             if (!command.isEmpty()) {
                 throw usage("--every records the whole system or -p processes, not a command");
             }
+            org.stackfold.record.agent.Agent.Split by = splitMode();
+            if (by != org.stackfold.record.agent.Agent.Split.NONE) {
+                char need = by == org.stackfold.record.agent.Agent.Split.PROCESS ? 'p' : 'n';
+                for (String o : outputList) {
+                    if (!org.stackfold.record.agent.FileNames.names(o, need)) {
+                        throw usage("--split " + split + " makes a profile per " + split + ": -o '" + o + "' needs %" + need
+                                + " (or one file would be overwritten by the others)");
+                    }
+                }
+                if (org.stackfold.fleet.store.Labels.map(labels).containsKey("service")) {
+                    throw usage("--split " + split + " names each profile's service after its process: no --label service=");
+                }
+            }
             try {
                 if (queueMaxBytes() < 1) {
                     throw usage("--queue-max-size must be positive, not " + queueMaxSize);
@@ -338,8 +364,8 @@ final class RecordCommand implements Callable<Integer> {
             if (healthEvery < 0) {
                 throw usage("--health-every must be 0 (about a minute) or more intervals, not " + healthEvery);
             }
-        } else if (healthEvery != 0 || queue != null) {
-            throw usage("--health-every and --queue apply to --every");
+        } else if (healthEvery != 0 || queue != null || !split.equals("none")) {
+            throw usage("--health-every, --queue and --split apply to --every");
         }
         if (stackStorage != 0 && (stackStorage < MIN_STACK_STORAGE || stackStorage > MAX_STACK_STORAGE)) {
             throw usage("--stack-storage must be from " + MIN_STACK_STORAGE + " to " + MAX_STACK_STORAGE + ", not " + stackStorage);

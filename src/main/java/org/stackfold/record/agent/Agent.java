@@ -32,15 +32,19 @@ import org.stackfold.symbolize.SymbolizerOptions;
 public final class Agent {
     /** What the agent does beyond the recording. */
     public record Settings(double everySeconds, int healthEvery, Path queueDir, long queueMaxBytes,
-                           Duration queueMaxAge, Map<String, String> labels) {
+                           Duration queueMaxAge, Map<String, String> labels, Split split) {
     }
+
+    /** One profile an interval for everything recorded, or one per process (pid and service labels), or per service. */
+    public enum Split { NONE, PROCESS, SERVICE }
 
     /** What a run did, for the last line and for tests. */
     public record Summary(long intervals, long samples, long lost, long sent, long dropped, int queued,
                           long programRuns) {
     }
 
-    private static final IntervalProfile END = new IntervalProfile(null, Instant.EPOCH, Duration.ZERO, Map.of(), 0);
+    /** The output thread's signal to finish (compared by identity). */
+    private static final List<IntervalProfile> END = new ArrayList<>();
 
     private final RecordOptions options;
     private final Settings settings;
@@ -48,8 +52,11 @@ public final class Agent {
     private final PrintWriter err;
     private final Recorder recorder;
     private boolean attachAnyJvm;
-    /** Intervals folded and waiting for the output thread; bounded: an output stuck past it drops the oldest. */
-    private final BlockingQueue<IntervalProfile> folded = new ArrayBlockingQueue<>(4);
+    /**
+     * Intervals folded (each one profile, or one per process or service) and waiting for the output
+     * thread; bounded: outputs stuck past 4 intervals drop the oldest.
+     */
+    private final BlockingQueue<List<IntervalProfile>> folded = new ArrayBlockingQueue<>(4);
     private volatile boolean retryNow;
     private volatile long intervals, samples, lost, droppedBehind;
     private final Instant started = Instant.now();
@@ -123,34 +130,83 @@ public final class Agent {
     /** On the snapshot worker: one interval's counts into a profile, handed to the output thread. */
     private void fold(Recorder.Interval interval, Symbolizer symbolizer, ProcessSnapshots processes, PendingQueue queue,
                       List<Delivery> deliveries) {
-        StackFolder.Folded f = new StackFolder(options, symbolizer, processes, interval.drained(), interval.maxDepth())
-                .cache(symbols).fold();
-        symbols.forget(interval.exited());
-        long n = f.accounting().samples();
         long from = interval.fromMicros(), to = interval.toMicros();
         Instant start = started.plusNanos(from * 1000);
         Duration duration = Duration.ofNanos((to - from) * 1000);
         Map<String, String> labels = new TreeMap<>(settings.labels());
         labels.put("interval_ms", Long.toString(duration.toMillis()));
         intervals++;
-        samples += n;
         lost += interval.lostToFullCountMap();
-        if (!folded.offer(new IntervalProfile(f.profile(), start, duration, labels, n))) {
-            folded.poll(); // the outputs are stuck: drop the oldest waiting interval, not the newest
-            droppedBehind++;
-            folded.offer(new IntervalProfile(f.profile(), start, duration, labels, n));
+        org.stackfold.record.Drained all = interval.drained();
+        List<IntervalProfile> out = new ArrayList<>();
+        if (settings.split() == Split.NONE) {
+            out.add(profile(folder(all, symbolizer, processes, interval), start, duration, labels));
+        } else {
+            // Groups: each process, or each process name; the name read when the process was first seen.
+            Map<String, java.util.Set<Integer>> groups = new TreeMap<>();
+            for (int pid : all.pids()) {
+                String name = processes.name(pid);
+                String service = labelValue(name != null ? name : all.comm(pid));
+                String key = settings.split() == Split.PROCESS ? Integer.toString(pid) : service;
+                groups.computeIfAbsent(key, k -> new java.util.HashSet<>()).add(pid);
+                Map<String, String> l = new TreeMap<>(labels);
+                l.put("service", service.isEmpty() ? "unknown" : service);
+                if (settings.split() == Split.PROCESS) {
+                    l.put("pid", Integer.toString(pid));
+                }
+                groupLabels.put(key, l);
+            }
+            for (Map.Entry<String, java.util.Set<Integer>> g : groups.entrySet()) {
+                java.util.Set<Integer> pids = g.getValue();
+                out.add(profile(folder(all.select(pids::contains), symbolizer, processes, interval), start, duration,
+                        groupLabels.get(g.getKey())));
+            }
+            groupLabels.clear();
         }
+        if (!folded.offer(out)) {
+            List<IntervalProfile> dropped = folded.poll(); // the outputs are stuck: drop the oldest interval waiting
+            droppedBehind += dropped == null ? 0 : dropped.size();
+            folded.offer(out);
+        }
+        symbols.forget(interval.exited());
         if (settings.healthEvery() > 0 && intervals % settings.healthEvery() == 0 && !interval.last()) {
             health(queue, deliveries);
         }
+    }
+
+    private final Map<String, Map<String, String>> groupLabels = new java.util.HashMap<>();
+
+    private StackFolder.Folded folder(org.stackfold.record.Drained d, Symbolizer symbolizer, ProcessSnapshots processes,
+                                      Recorder.Interval interval) {
+        return new StackFolder(options, symbolizer, processes, d, interval.maxDepth()).cache(symbols).fold();
+    }
+
+    private IntervalProfile profile(StackFolder.Folded f, Instant start, Duration duration, Map<String, String> labels) {
+        long n = f.accounting().samples();
+        samples += n;
+        return new IntervalProfile(f.profile(), start, duration, labels, n);
+    }
+
+    /**
+     * A process name fit for a label value (as {@code record --store} makes them): characters other
+     * than letters, digits, {@code _ . -} become {@code _}, as does {@code ..}.
+     */
+    static String labelValue(String name) {
+        StringBuilder b = new StringBuilder();
+        for (char c : (name == null ? "" : name.strip()).toCharArray()) {
+            boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.'
+                    || c == '-';
+            b.append(ok ? c : '_');
+        }
+        return b.toString().replace("..", "__");
     }
 
     /** The output thread: each interval to every destination, in order; queued ones retried between. */
     private void send(List<Delivery> deliveries, PendingQueue queue) {
         try {
             while (true) {
-                IntervalProfile p = folded.poll(1, TimeUnit.SECONDS);
-                if (p == END) {
+                List<IntervalProfile> ps = folded.poll(1, TimeUnit.SECONDS);
+                if (ps == END) {
                     for (Delivery d : deliveries) {
                         d.backoffOver(); // the last intervals, batched or waiting: one more try each
                         d.retry(Instant.now(), true);
@@ -163,8 +219,10 @@ public final class Agent {
                     if (now) {
                         d.backoffOver();
                     }
-                    if (p != null && p.samples() > 0) {
-                        d.deliver(p, Instant.now());
+                    for (IntervalProfile p : ps == null ? List.<IntervalProfile>of() : ps) {
+                        if (p.samples() > 0) {
+                            d.deliver(p, Instant.now());
+                        }
                     }
                     d.retry(Instant.now(), false);
                 }

@@ -51,8 +51,12 @@ final class Delivery {
         retryAt = Instant.MIN;
     }
 
-    /** Intervals a batch sends at most (a long outage is caught up a batch at a time, in bounded memory). */
-    static final int BATCH_MAX = 12;
+    /**
+     * Profiles a batch sends at most, and their queued bytes at most (a long outage is caught up a
+     * batch at a time, in bounded memory; with --split, an interval is many profiles).
+     */
+    static final int BATCH_MAX = 4096;
+    static final long BATCH_BYTES = 16 << 20;
 
     /** Sends {@code p} now, or queues it behind earlier ones while they wait (or until its batch is due). */
     void deliver(IntervalProfile p, Instant now) throws InterruptedException {
@@ -88,7 +92,15 @@ final class Delivery {
             if (items.isEmpty()) {
                 return;
             }
-            if (batched && !flush && items.size() < BATCH_MAX
+            long bytes = 0;
+            for (int i = 0; i < items.size(); i++) {
+                bytes += items.get(i).bytes();
+                if (i > 0 && bytes > BATCH_BYTES) {
+                    items = items.subList(0, i);
+                    break;
+                }
+            }
+            if (batched && !flush && bytes <= BATCH_BYTES && items.size() < BATCH_MAX
                     && Duration.between(items.getFirst().start(), now).compareTo(destination.batch()) < 0) {
                 return; // not due yet
             }

@@ -6,8 +6,8 @@ import java.time.ZonedDateTime;
 
 /**
  * {@code -o} patterns of the agent, as strftime's: {@code %Y %m %d %H %M %S} of the interval's start
- * in UTC, {@code %s} its seconds since the epoch, {@code %h} the host label, {@code %%} a percent
- * sign. A pattern without them names the same file each interval (the latest interval's profile).
+ * in UTC, {@code %s} its seconds since the epoch, {@code %h} the host label, {@code %n} the service
+ * label, {@code %p} the pid label (empty without one), {@code %%} a percent sign. A pattern without them names the same file each interval (the latest interval's profile).
  */
 public final class FileNames {
     private FileNames() {
@@ -15,6 +15,11 @@ public final class FileNames {
 
     /** The file name of an interval that began at {@code start}. */
     public static String expand(String pattern, Instant start, String host) {
+        return expand(pattern, start, java.util.Map.of("host", host == null ? "" : host));
+    }
+
+    /** As above, with {@code %h %n %p} from the interval's labels. */
+    public static String expand(String pattern, Instant start, java.util.Map<String, String> labels) {
         ZonedDateTime t = start.atZone(ZoneOffset.UTC);
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < pattern.length(); i++) {
@@ -32,10 +37,12 @@ public final class FileNames {
                 case 'M' -> b.append(two(t.getMinute()));
                 case 'S' -> b.append(two(t.getSecond()));
                 case 's' -> b.append(start.getEpochSecond());
-                case 'h' -> b.append(host == null ? "" : host);
+                case 'h' -> b.append(labels.getOrDefault("host", ""));
+                case 'n' -> b.append(labels.getOrDefault("service", ""));
+                case 'p' -> b.append(labels.getOrDefault("pid", ""));
                 case '%' -> b.append('%');
                 default -> throw new IllegalArgumentException("-o '" + pattern + "': %" + f
-                        + " is not one of %Y %m %d %H %M %S %s %h %%");
+                        + " is not one of %Y %m %d %H %M %S %s %h %n %p %%");
             }
         }
         return b.toString();
@@ -44,6 +51,19 @@ public final class FileNames {
     /** Checks a pattern (a usage error names the bad conversion). */
     public static void check(String pattern) {
         expand(pattern, Instant.EPOCH, "host");
+    }
+
+    /** Whether a pattern names a file per process ({@code %p}) or per service ({@code %n} or {@code %p}). */
+    public static boolean names(String pattern, char conversion) {
+        for (int i = 0; i + 1 < pattern.length(); i++) {
+            if (pattern.charAt(i) == '%') {
+                if (pattern.charAt(i + 1) == conversion) {
+                    return true;
+                }
+                i++;
+            }
+        }
+        return false;
     }
 
     private static String two(int n) {
