@@ -40,6 +40,11 @@ class AgentUnitsTest {
         assertThat(FileNames.expand("/x/%h/%s-100%%.svg", t, "web1")).isEqualTo("/x/web1/" + t.getEpochSecond() + "-100%.svg");
         assertThat(FileNames.expand("latest.folded", t, "h")).isEqualTo("latest.folded");
         assertThatThrownBy(() -> FileNames.check("cpu-%Q.folded")).hasMessageContaining("%Q");
+        assertThat(FileNames.expand("%n/%p-%s.folded", t, Map.of("service", "web", "pid", "42")))
+                .isEqualTo("web/42-" + t.getEpochSecond() + ".folded");
+        assertThat(FileNames.names("cpu-%p.folded", 'p')).isTrue();
+        assertThat(FileNames.names("cpu-%%p.folded", 'p')).isFalse();
+        assertThat(Agent.labelValue("kworker/0:1 ..x")).isEqualTo("kworker_0_1___x");
     }
 
     @Test
@@ -106,6 +111,12 @@ class AgentUnitsTest {
         assertThat(CliRun.run("record", "--every", "5", "-d", "3", "-o", "x").err()).contains("give --every or -d");
         assertThat(CliRun.run("record", "-o", "a", "-o", "b").err()).contains("-o is given once, except with --every");
         assertThat(CliRun.run("record", "--queue", "q", "-d", "1").err()).contains("apply to --every");
+        assertThat(CliRun.run("record", "--every", "5", "--split", "process", "-o", "cpu-%s.folded").err())
+                .contains("needs %p");
+        assertThat(CliRun.run("record", "--every", "5", "--split", "service", "--store", "t", "--label", "service=x").err())
+                .contains("no --label service=");
+        assertThat(CliRun.run("record", "--every", "5", "--split", "thread", "--store", "t").err())
+                .contains("--split takes none, process or service");
         CliRun r = CliRun.run("record", "--every", "5", "-o", "-");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("not -");
