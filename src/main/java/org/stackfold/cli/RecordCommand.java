@@ -49,8 +49,39 @@ final class RecordCommand implements Callable<Integer> {
     @Option(names = {"-p", "--pid"}, paramLabel = "PID", split = ",", description = "Record only these processes.")
     List<Integer> pids = new ArrayList<>();
 
-    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Output file (default: folded on stdout).")
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = {"Output file (default: folded on stdout).",
+            "With --every, a pattern (%Y %m %d %H %M %S %s %h, the interval's start in UTC), repeatable."})
+    List<String> outputList = new ArrayList<>();
+
     String output;
+
+    @Option(names = "--every", paramLabel = "SECONDS", description = {"Run as an agent: until stopped, one profile every SECONDS"
+            + " (1 to 86400) to each -o pattern, --store and --push (docs/agent.md)."})
+    double every;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Options from FILE, one 'name = value' a line (docs/agent.md).")
+    java.nio.file.Path config;
+
+    @Option(names = "--store-every", paramLabel = "SECONDS", description = "With --every and --store: intervals are added to the table"
+            + " together this often, one Parquet file each time (default ${DEFAULT-VALUE}; at least --every).")
+    double storeEvery = 60;
+
+    @Option(names = "--split", paramLabel = "BY", description = {"With --every: one profile an interval for everything (none, the default),",
+            "per process (process: labels service=its name, pid) or per process name (service)."})
+    String split = "none";
+
+    @Option(names = "--health-every", paramLabel = "N", description = "With --every: a health line on stderr every N intervals (default: about a minute).")
+    int healthEvery;
+
+    @Option(names = "--queue", paramLabel = "DIR", description = "With --every: where intervals that could not be stored or pushed wait"
+            + " (default $STATE_DIRECTORY/queue, else ~/.local/state/stackfold/queue).")
+    java.nio.file.Path queue;
+
+    @Option(names = "--queue-max-size", paramLabel = "SIZE", description = "With --every: the queue's size limit, oldest dropped first (default ${DEFAULT-VALUE}).")
+    String queueMaxSize = "256m";
+
+    @Option(names = "--queue-max-age", paramLabel = "SECONDS", description = "With --every: queued intervals older than this are dropped (default ${DEFAULT-VALUE}).")
+    long queueMaxAge = 3600;
 
     @Option(names = "--to", paramLabel = "FORMAT", description = "Output format (default: by OUT's name, else folded).")
     String to;
@@ -136,6 +167,13 @@ final class RecordCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (config != null) {
+            return withConfig();
+        }
+        if (outputList.size() > 1 && every == 0) {
+            throw usage("-o is given once, except with --every");
+        }
+        output = outputList.isEmpty() ? null : outputList.getLast();
         validate();
         RecordOptions.Unwind mode = unwindMode();
         if (userOnly && kernelOnly) {
@@ -162,11 +200,26 @@ final class RecordCommand implements Callable<Integer> {
         RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
                 includeIdle, perThread, delimited, annotate, stackStorage, 0, mode);
         PrintWriter err = spec.commandLine().getErr();
+        if (every > 0) {
+            return RecordAgent.run(this, options, err);
+        }
         RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
         boolean profileOnStdout = output == null || output.equals("-");
         Profile profile = transform.apply(record(options, err, bpfStats, inline, jvmAttach, profileOnStdout));
+        write(profile, output, err);
+        if (stored != null) {
+            stored.store(profile, err);
+        }
+        return push.send(profile, frequency, labels, err) ? 0 : 1;
+    }
+
+    /** Writes a recorded profile to {@code output} (null: stdout) in the format its name or --to says. */
+    void write(Profile profile, String output, PrintWriter err) throws java.io.IOException {
+        boolean html = to == null ? output != null && output.toLowerCase(java.util.Locale.ROOT).endsWith(".html") : to.equals("html");
+        boolean svg = to == null ? output != null && output.toLowerCase(java.util.Locale.ROOT).endsWith(".svg") : to.equals("svg");
+        ProfileFormat format = svg || html ? null : Formats.forOutput(output, to, "folded");
         try (AtomicOutput out = format == null ? AtomicOutput.open(output, Main.stdout()) : Outputs.open(output, format)) {
-            if (html()) {
+            if (html) {
                 ViewerPage.write(ViewerData.of(profile), new ViewerPage.Options("CPU profile (stackfold record)",
                         java.util.List.of("stackfold record")), out.stream());
             } else if (format == null) {
@@ -179,10 +232,49 @@ final class RecordCommand implements Callable<Integer> {
             }
             out.commit();
         }
-        if (stored != null) {
-            stored.store(profile, err);
+    }
+
+    org.stackfold.record.agent.Agent.Split splitMode() {
+        return switch (split) {
+            case "none" -> org.stackfold.record.agent.Agent.Split.NONE;
+            case "process" -> org.stackfold.record.agent.Agent.Split.PROCESS;
+            case "service" -> org.stackfold.record.agent.Agent.Split.SERVICE;
+            default -> throw usage("--split takes none, process or service, not '" + split + "'");
+        };
+    }
+
+    PrintWriter err() {
+        return spec.commandLine().getErr();
+    }
+
+    List<String> outputs() {
+        return outputList;
+    }
+
+    long queueMaxBytes() {
+        return org.stackfold.io.Sizes.parse(queueMaxSize);
+    }
+
+    /**
+     * {@code --config FILE}: the file's options first, then the command line's (which win where an option
+     * takes one value), parsed and run again as one command line.
+     */
+    private int withConfig() {
+        List<String> args = new ArrayList<>();
+        args.add("record");
+        args.addAll(RecordAgent.configArgs(config));
+        List<String> given = spec.commandLine().getParseResult().originalArgs();
+        int from = given.indexOf("record") + 1;
+        for (int i = from; i < given.size(); i++) {
+            String a = given.get(i);
+            if (a.equals("--config")) {
+                i++;
+            } else if (!a.startsWith("--config=")) {
+                args.add(a);
+            }
         }
-        return push.send(profile, frequency, labels, err) ? 0 : 1;
+        String[] all = args.toArray(new String[0]);
+        return Main.commandLine(all).setErr(err()).execute(all);
     }
 
     /** Records until done or until SIGINT/SIGTERM, which end the recording instead of the process. */
@@ -219,6 +311,61 @@ final class RecordCommand implements Callable<Integer> {
         }
         if (!(seconds >= 0 && seconds <= MAX_SECONDS)) {
             throw usage("-d must be a number of seconds from 0 (until stopped) to " + (long) MAX_SECONDS + ", not " + seconds);
+        }
+        if (every != 0) {
+            if (!(every >= 1 && every <= 86_400)) {
+                throw usage("--every must be from 1 to 86400 seconds, not " + every);
+            }
+            if (seconds != 0) {
+                throw usage("--every runs until stopped: give --every or -d, not both");
+            }
+            if (outputList.isEmpty() && store == null && !push.given()) {
+                throw usage("--every needs somewhere to put each interval: -o PATTERN, --store DIR or --push URL");
+            }
+            for (String o : outputList) {
+                if (o.equals("-")) {
+                    throw usage("--every writes files: -o takes a file name pattern, not -");
+                }
+                try {
+                    org.stackfold.record.agent.FileNames.check(o);
+                } catch (IllegalArgumentException e) {
+                    throw usage(e.getMessage());
+                }
+            }
+            if (!command.isEmpty()) {
+                throw usage("--every records the whole system or -p processes, not a command");
+            }
+            org.stackfold.record.agent.Agent.Split by = splitMode();
+            if (by != org.stackfold.record.agent.Agent.Split.NONE) {
+                char need = by == org.stackfold.record.agent.Agent.Split.PROCESS ? 'p' : 'n';
+                for (String o : outputList) {
+                    if (!org.stackfold.record.agent.FileNames.names(o, need)) {
+                        throw usage("--split " + split + " makes a profile per " + split + ": -o '" + o + "' needs %" + need
+                                + " (or one file would be overwritten by the others)");
+                    }
+                }
+                if (org.stackfold.fleet.store.Labels.map(labels).containsKey("service")) {
+                    throw usage("--split " + split + " names each profile's service after its process: no --label service=");
+                }
+            }
+            try {
+                if (queueMaxBytes() < 1) {
+                    throw usage("--queue-max-size must be positive, not " + queueMaxSize);
+                }
+            } catch (org.stackfold.io.UsageException e) {
+                throw usage("--queue-max-size: " + e.getMessage());
+            }
+            if (queueMaxAge < 1) {
+                throw usage("--queue-max-age must be at least 1 second, not " + queueMaxAge);
+            }
+            if (!(storeEvery >= 0 && storeEvery <= 86_400)) {
+                throw usage("--store-every must be from 0 (each interval at once) to 86400 seconds, not " + storeEvery);
+            }
+            if (healthEvery < 0) {
+                throw usage("--health-every must be 0 (about a minute) or more intervals, not " + healthEvery);
+            }
+        } else if (healthEvery != 0 || queue != null || !split.equals("none")) {
+            throw usage("--health-every, --queue and --split apply to --every");
         }
         if (stackStorage != 0 && (stackStorage < MIN_STACK_STORAGE || stackStorage > MAX_STACK_STORAGE)) {
             throw usage("--stack-storage must be from " + MIN_STACK_STORAGE + " to " + MAX_STACK_STORAGE + ", not " + stackStorage);

@@ -87,6 +87,10 @@ final class RecordPush {
         }
     }
 
+    URI url() {
+        return url;
+    }
+
     /** True where --push was given. */
     boolean given() {
         return url != null;

@@ -18,9 +18,59 @@ public final class Drained {
     }
 
     private final List<Window> windows = new ArrayList<>();
-    private final List<long[]> stacks = new ArrayList<>();
-    private final Map<Stack, Integer> ids = new HashMap<>();
+    private final List<long[]> stacks;
+    private final Map<Stack, Integer> ids;
     private long lostToFullCountMap;
+
+    public Drained() {
+        this(new ArrayList<>(), new HashMap<>());
+    }
+
+    private Drained(List<long[]> stacks, Map<Stack, Integer> ids) {
+        this.stacks = stacks;
+        this.ids = ids;
+    }
+
+    /**
+     * The counts of the processes {@code pids} accepts, in the same windows, sharing this one's stacks
+     * (the agent's profile per process or service); no lost samples of its own.
+     */
+    public Drained select(java.util.function.IntPredicate pids) {
+        Drained d = new Drained(stacks, ids);
+        for (Window w : windows) {
+            Map<SampleKey, Long> counts = new HashMap<>();
+            w.counts().forEach((k, n) -> {
+                if (pids.test(k.pid())) {
+                    counts.put(k, n);
+                }
+            });
+            d.add(new Window(w.fromMicros(), w.toMicros(), counts));
+        }
+        return d;
+    }
+
+    /** The processes with counts here. */
+    public java.util.Set<Integer> pids() {
+        java.util.Set<Integer> pids = new java.util.TreeSet<>();
+        for (Window w : windows) {
+            for (SampleKey k : w.counts().keySet()) {
+                pids.add(k.pid());
+            }
+        }
+        return pids;
+    }
+
+    /** The thread name of one of a process's counts (for a process whose name could not be read). */
+    public String comm(int pid) {
+        for (Window w : windows) {
+            for (SampleKey k : w.counts().keySet()) {
+                if (k.pid() == pid) {
+                    return k.comm();
+                }
+            }
+        }
+        return "";
+    }
 
     void add(Window w) {
         if (!w.counts().isEmpty()) {

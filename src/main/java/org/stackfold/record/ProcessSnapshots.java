@@ -41,6 +41,8 @@ public final class ProcessSnapshots implements Recorder.Listener {
     private final Map<Long, AddressSymbolizer> snapshots = new HashMap<>();
     /** The exec count of each process's latest snapshot. */
     private final Map<Integer, Integer> latest = new HashMap<>();
+    /** Each process's name ({@code /proc/PID/comm}) when it was first seen: the agent's service names. */
+    private final Map<Integer, String> names = new HashMap<>();
     /** Live JVMs: pid to {next refresh time, interval}. */
     private final Map<Integer, long[]> jvms = new HashMap<>();
     /** Perf maps the JVMs wrote because they were asked, to delete at the end. */
@@ -92,6 +94,11 @@ public final class ProcessSnapshots implements Recorder.Listener {
             symbolizer.forget(pid); // the process exec'd: its old snapshot must not name the new program
         }
         latest.put(pid, exec);
+        try {
+            names.put(pid, ProcFiles.read(Path.of("/proc/" + pid + "/comm")).strip());
+        } catch (IOException | RuntimeException e) {
+            // gone already: the name of its samples' threads stands in
+        }
         if (JvmPerfMap.isJvm(pid)) {
             jvms.put(pid, new long[] {System.nanoTime() + FIRST_JVM_REFRESH_NANOS, FIRST_JVM_REFRESH_NANOS});
             ask(pid);
@@ -203,6 +210,29 @@ public final class ProcessSnapshots implements Recorder.Listener {
         return false;
     }
 
+    /** Runs {@code task} on the worker, after every snapshot asked for so far (it may read them). */
+    public void onWorker(Runnable task) {
+        worker.execute(task);
+    }
+
+    /**
+     * Forgets processes that have exited (on the worker, after their last interval was folded): their
+     * snapshots and the symbolizer's state, so that an always-on recording holds only live processes.
+     */
+    public void forget(java.util.Collection<Integer> exited) {
+        for (int pid : exited) {
+            Integer exec = latest.remove(pid);
+            if (exec != null) {
+                for (int e = 0; e <= exec; e++) {
+                    snapshots.remove(key(pid, e));
+                }
+            }
+            jvms.remove(pid);
+            names.remove(pid);
+            symbolizer.forget(pid);
+        }
+    }
+
     /** Deletes the perf maps the recording caused (after {@link #finish}: the snapshots hold their names). */
     public void removeCreatedFiles() {
         for (Path p : createdPerfMaps) {
@@ -219,6 +249,11 @@ public final class ProcessSnapshots implements Recorder.Listener {
     /** The symbolizer of the program a process ran after {@code exec} execs, or null when none was taken. */
     public AddressSymbolizer of(int pid, int exec) {
         return snapshots.get(key(pid, exec));
+    }
+
+    /** A process's name when it was first seen (after its program's exec), or null; on the worker. */
+    public String name(int pid) {
+        return names.get(pid);
     }
 
     public int processes() {

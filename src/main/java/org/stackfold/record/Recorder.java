@@ -43,8 +43,27 @@ public final class Recorder {
                          BpfProgram.RunStats programStats, Sampler.WalkerStats walker, String note) {
     }
 
+    /**
+     * One interval of an always-on recording ({@link #every}): the counts of the drains since the previous
+     * interval (cut at a drain boundary: each count is in exactly one interval), from and to in
+     * microseconds after the start, samples lost to a full count map meanwhile, and the processes found
+     * gone at the cut (none of them can have samples in a later interval).
+     */
+    public record Interval(Drained drained, long fromMicros, long toMicros, int maxDepth, long lostToFullCountMap,
+                           Set<Integer> exited, boolean last) {
+    }
+
+    /** Receives each interval on the drain thread; hand the work elsewhere, the next drain is due. */
+    public interface Intervals {
+        void interval(Interval interval) throws IOException;
+    }
+
     private final RecordOptions options;
     private final AtomicBoolean stop = new AtomicBoolean();
+    private final Object wake = new Object();
+    private long everyMicros;
+    private Intervals intervals;
+    private volatile Sampler sampler;
     private volatile boolean commandStdoutToStderr;
 
     public Recorder(RecordOptions options) {
@@ -62,6 +81,26 @@ public final class Recorder {
     /** Ends the recording at the next check (within ~50 ms); safe from a signal handler's thread. */
     public void stop() {
         stop.set(true);
+        synchronized (wake) {
+            wake.notifyAll();
+        }
+    }
+
+    /**
+     * Cuts the recording into intervals of about {@code seconds} (at the first drain boundary after each
+     * interval's end), each handed to {@code sink} with its own {@link Drained}; the last one when the
+     * recording ends. The recording's {@link Result} then holds no counts.
+     */
+    public Recorder every(double seconds, Intervals sink) {
+        everyMicros = (long) (seconds * 1e6);
+        intervals = sink;
+        return this;
+    }
+
+    /** The drains' bpf(2) calls so far ({@link Sampler#drainCalls}), or null before the recording starts. */
+    public long[] drainCalls() {
+        Sampler s = sampler;
+        return s == null ? null : s.drainCalls();
     }
 
     public Result record(Listener listener, boolean measureProgram) throws IOException {
@@ -70,6 +109,7 @@ public final class Recorder {
         Set<Long> seen = new HashSet<>();
         try (Sampler sampler = new Sampler(options, stackEntries(options),
                 new TablesRowSource(new org.stackfold.unwind.UnwindTables()))) {
+            this.sampler = sampler;
             if (measureProgram) {
                 sampler.enableRunTimeStats();
             }
@@ -93,16 +133,32 @@ public final class Recorder {
             long deadline = options.seconds() > 0 ? start + (long) (options.seconds() * 1e9) : Long.MAX_VALUE;
             long windowStart = 0;
             long interval = drainMillis(options, cpus);
+            long intervalStart = 0;
+            long lostBefore = 0;
             while (!stop.get() && System.nanoTime() < deadline && targetsAlive(child)) {
                 pause(Math.min(interval, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)), child);
                 long now = (System.nanoTime() - start) / 1000;
                 drainInto(sampler, drained, new Drained.Window(windowStart, now, new HashMap<>()), seen, listener);
                 windowStart = now;
+                if (intervals != null && now - intervalStart >= everyMicros) {
+                    long lost = sampler.lostToFullCountMap();
+                    intervals.interval(new Interval(drained, intervalStart, now, sampler.maxDepth(), lost - lostBefore,
+                            exited(seen), false));
+                    lostBefore = lost;
+                    drained = new Drained();
+                    intervalStart = now;
+                }
             }
             sampler.stop();
             long end = (System.nanoTime() - start) / 1000;
             drainInto(sampler, drained, new Drained.Window(windowStart, end, new HashMap<>()), seen, listener);
             drained.lostToFullCountMap(sampler.lostToFullCountMap());
+            if (intervals != null) {
+                long lost = sampler.lostToFullCountMap();
+                intervals.interval(new Interval(drained, intervalStart, end, sampler.maxDepth(), lost - lostBefore,
+                        Set.of(), true));
+                drained = new Drained();
+            }
             if (child != null && child.isAlive()) {
                 child.destroy(); // as perf record does: the command does not outlive its recording
             }
@@ -111,8 +167,46 @@ public final class Recorder {
         }
     }
 
+    /**
+     * The processes seen so far that have gone, forgotten from {@code seen} (so that a new process
+     * given the same pid is announced again): after the cut they have no more samples.
+     */
+    private static Set<Integer> exited(Set<Long> seen) {
+        Set<Integer> gone = new HashSet<>();
+        Set<Integer> alive = new HashSet<>();
+        for (java.util.Iterator<Long> it = seen.iterator(); it.hasNext(); ) {
+            int pid = (int) (it.next() >>> 32);
+            if (alive.contains(pid)) {
+                continue;
+            }
+            if (gone.contains(pid) || !java.nio.file.Files.exists(java.nio.file.Path.of("/proc/" + pid))) {
+                gone.add(pid);
+                it.remove();
+            } else {
+                alive.add(pid);
+            }
+        }
+        return gone;
+    }
+
     /** Sleeps about {@code millis}, waking early for a stop request or the command's exit. */
     private void pause(long millis, Process child) {
+        if (child == null && options.pids().isEmpty()) {
+            // The whole system: nothing to watch but a stop request, which wakes this wait.
+            long until = System.nanoTime() + millis * 1_000_000;
+            synchronized (wake) {
+                long left;
+                while (!stop.get() && (left = until - System.nanoTime()) > 0) {
+                    try {
+                        wake.wait(Math.max(1, left / 1_000_000));
+                    } catch (InterruptedException e) {
+                        stop.set(true);
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+            return;
+        }
         long until = System.nanoTime() + millis * 1_000_000;
         while (!stop.get() && System.nanoTime() < until && targetsAlive(child)) {
             try {

@@ -313,32 +313,17 @@ public final class Sampler implements AutoCloseable {
         }
         int old = generation;
         generation ^= 1;
-        stackKey.set(ValueLayout.JAVA_INT, 0, SamplingProgram.STAT_GENERATION);
-        value.set(ValueLayout.JAVA_LONG, 0, generation);
-        stats.update(stackKey, value, Bpf.ANY);
+        switchGeneration();
         // A sample that read the old generation finishes within microseconds (the program runs with
-        // preemption off); after this pause no sample writes to the old stack map.
-        try {
-            Thread.sleep(2);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        // Keys are listed first and deleted after: get_next_key from NULL scans the table from its
-        // first bucket, so "delete the first key" in a loop would cost buckets x keys.
-        for (byte[] k : keys(counts, key, nextKey)) {
-            MemorySegment.copy(k, 0, key, ValueLayout.JAVA_BYTE, 0, k.length);
-            if (counts.lookupAndDelete(key, value)) {
-                SampleKey sk = SampleKey.read(key);
-                BpfMap map = stacks[sk.generation() & 1];
-                sink.accept(sk, value.get(ValueLayout.JAVA_LONG, 0), stack(map, sk.kernelStack()),
-                        stack(map, sk.userStack()));
-            }
-        }
-        BpfMap done = stacks[old];
-        for (byte[] id : keys(done, stackKey, nextStackKey)) {
-            MemorySegment.copy(id, 0, stackKey, ValueLayout.JAVA_BYTE, 0, id.length);
-            done.delete(stackKey);
-        }
+        // preemption off); after the pause in switchGeneration no sample writes to the old stack map.
+        StackCache cache = new StackCache(old);
+        forEachCount(counts, key, (k, count) -> {
+            SampleKey sk = SampleKey.read(k);
+            int g = sk.generation() & 1;
+            sink.accept(sk, count, cache.get(g, sk.kernelStack()), cache.get(g, sk.userStack()));
+        });
+        cache.clearOld();
+        drains++;
     }
 
     private void switchGeneration() throws ErrnoException {
@@ -352,27 +337,150 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    /** Drains so far. */
+    private long drains;
+    /** Whether the kernel takes batch commands on the count and user-stack maps (Linux 5.6+); false after a refusal. */
+    private boolean batches = !Boolean.getBoolean("stackfold.record.noBatch");
+    /** Entries a batch call moves at most: 1,024 keys of 48 bytes and their counts (56 KiB of buffers). */
+    static final int BATCH = 1024;
+    private MemorySegment batchKeys, batchValues, batchUserValues;
+    /** Syscalls of the drains so far, by kind ({@link #drainCalls}). */
+    private long batchCalls, entryCalls;
+
+    /** A drained count: its key (valid only during the call) and its count. */
+    private interface CountEntry {
+        void accept(MemorySegment key, long count) throws IOException;
+    }
+
+    /**
+     * Moves every entry out of the count map: one BPF_MAP_LOOKUP_AND_DELETE_BATCH call per 1,024 entries
+     * where the kernel has it (5.6+), else keys listed first and each read and deleted atomically (get_next_key
+     * from NULL scans the table from its first bucket, so "delete the first key" in a loop would cost
+     * buckets x keys).
+     */
+    private void forEachCount(BpfMap map, MemorySegment scratch, CountEntry each) throws IOException {
+        if (batches) {
+            batchBuffers();
+            try {
+                map.batch(true, batchKeys, batchValues, n -> {
+                    batchCalls++;
+                    for (int i = 0; i < n; i++) {
+                        each.accept(batchKeys.asSlice((long) i * map.keySize(), map.keySize()),
+                                batchValues.getAtIndex(ValueLayout.JAVA_LONG, i));
+                    }
+                });
+                batchCalls++; // the call that found the end
+                return;
+            } catch (ErrnoException e) {
+                if (!BpfMap.batchRefused(e)) {
+                    throw e;
+                }
+                batches = false; // a kernel before 5.6: one call per entry from now on
+            }
+        }
+        if (fallbackNext == null) {
+            fallbackNext = arena.allocate(WalkKey.SIZE, 8);
+        }
+        for (byte[] k : keys(map, scratch, fallbackNext.asSlice(0, map.keySize()))) {
+            MemorySegment.copy(k, 0, scratch, ValueLayout.JAVA_BYTE, 0, k.length);
+            entryCalls += 2;
+            if (map.lookupAndDelete(scratch, value)) {
+                each.accept(scratch, value.get(ValueLayout.JAVA_LONG, 0));
+            }
+        }
+    }
+
+    private MemorySegment fallbackNext;
+
+    /** The batch buffers, once: keys as large as the count map's (48 bytes, the larger of the two key layouts). */
+    private void batchBuffers() {
+        if (batchKeys == null) {
+            batchKeys = arena.allocate((long) BATCH * Math.max(WalkKey.SIZE, SampleKey.SIZE), 8);
+            batchValues = arena.allocate((long) BATCH * 8, 8);
+        }
+    }
+
+    /** How many bpf(2) calls the drains made: batch calls, per-entry calls (after a refusal), stack reads and deletes. */
+    public long[] drainCalls() {
+        return new long[] {batchCalls, entryCalls, stackCalls};
+    }
+
+    private long stackCalls;
+
+    /**
+     * The stacks one drain reads from the kernel's stack-trace maps (which have no batch commands): each
+     * distinct id read once, and the old generation's ids deleted once read. Ids left in the old map (a
+     * stack stored for a sample whose count could not be) are swept by a walk that costs one call when the
+     * map is empty, so neither map fills.
+     */
+    private final class StackCache {
+        private final int old;
+        private final java.util.Map<Long, long[]> read = new java.util.HashMap<>();
+        private final List<Integer> oldIds = new ArrayList<>();
+
+        StackCache(int old) {
+            this.old = old;
+        }
+
+        long[] get(int g, int id) throws ErrnoException {
+            if (id < 0) {
+                return null;
+            }
+            long k = (long) g << 32 | id;
+            long[] ips = read.get(k);
+            if (ips == null && !read.containsKey(k)) {
+                stackCalls++;
+                ips = stack(stacks[g], id);
+                read.put(k, ips);
+                if (g == old && ips != null) {
+                    oldIds.add(id);
+                }
+            }
+            return ips;
+        }
+
+        void clearOld() throws ErrnoException {
+            BpfMap done = stacks[old];
+            for (int id : oldIds) {
+                stackKey.set(ValueLayout.JAVA_INT, 0, id);
+                stackCalls++;
+                done.delete(stackKey);
+            }
+            List<byte[]> left = keys(done, stackKey, nextStackKey);
+            stackCalls += left.size() + 1;
+            for (byte[] id : left) {
+                MemorySegment.copy(id, 0, stackKey, ValueLayout.JAVA_BYTE, 0, id.length);
+                stackCalls++;
+                done.delete(stackKey);
+            }
+        }
+    }
+
     /**
      * The walker's drain: as {@link #drain}'s, with user stacks read by hash from the generation's
      * stack map (a stack whose frames do not hash to its key, a 64-bit collision, is dropped as missing)
-     * and the end status kept in the key.
+     * and the end status kept in the key. The old generation's user stacks are read and removed in one
+     * batch call where the kernel has it.
      */
     private void drainWalked(CountSink sink) throws IOException {
         int old = generation;
         generation ^= 1;
         switchGeneration();
         List<java.util.Map<Long, long[]>> users = List.of(new java.util.HashMap<>(), new java.util.HashMap<>());
-        for (byte[] k : keys(counts, walkKey, walkNext)) {
-            MemorySegment.copy(k, 0, walkKey, ValueLayout.JAVA_BYTE, 0, k.length);
-            if (!counts.lookupAndDelete(walkKey, value)) {
-                continue;
-            }
-            WalkKey wk = WalkKey.read(walkKey);
+        boolean oldUsersRead = batches && readUserStacks(ustacks[old], users.get(old));
+        StackCache kernel = new StackCache(old);
+        forEachCount(counts, walkKey, (k, count) -> {
+            WalkKey wk = WalkKey.read(k);
             int g = wk.generation() & 1;
             long[] user = null;
             int userId = -ErrnoException.EFAULT;
             if (wk.userHash() != 0 || wk.status() != WalkerProgram.KTHREAD) {
-                user = users.get(g).computeIfAbsent(wk.userHash(), h -> userStack(ustacks[g], h));
+                java.util.Map<Long, long[]> known = users.get(g);
+                user = known.get(wk.userHash());
+                if (user == null && !(g == old && oldUsersRead) && !known.containsKey(wk.userHash())) {
+                    user = userStack(ustacks[g], wk.userHash());
+                    known.put(wk.userHash(), user);
+                }
                 userId = user == null || user.length == 0 ? -ErrnoException.ENOENT : 0;
                 if (wk.status() == WalkerProgram.KTHREAD) {
                     userId = -ErrnoException.EFAULT;
@@ -380,31 +488,68 @@ public final class Sampler implements AutoCloseable {
             }
             SampleKey sk = new SampleKey(wk.pid(), wk.tid(), wk.kernelStack(), userId, wk.comm(), wk.generation(),
                     wk.status(), wk.exec());
-            sink.accept(sk, value.get(ValueLayout.JAVA_LONG, 0), stack(stacks[g], wk.kernelStack()),
-                    userId == 0 ? user : null);
+            sink.accept(sk, count, kernel.get(g, wk.kernelStack()), userId == 0 ? user : null);
+        });
+        kernel.clearOld();
+        if (!oldUsersRead) {
+            BpfMap doneUser = ustacks[old];
+            for (byte[] h : keys(doneUser, walkKey, walkNext)) {
+                MemorySegment.copy(h, 0, hashKey, ValueLayout.JAVA_BYTE, 0, 8);
+                stackCalls++;
+                doneUser.delete(hashKey);
+            }
         }
-        BpfMap done = stacks[old];
-        for (byte[] id : keys(done, stackKey, nextStackKey)) {
-            MemorySegment.copy(id, 0, stackKey, ValueLayout.JAVA_BYTE, 0, id.length);
-            done.delete(stackKey);
+        drains++;
+    }
+
+    /**
+     * Reads and removes every user stack of a generation in batch calls (64 stacks of 1,032 bytes a
+     * call) into {@code into}, by hash; a stack whose frames do not hash to its key maps to null. False,
+     * with nothing read, where the kernel has no batch commands.
+     */
+    private boolean readUserStacks(BpfMap map, java.util.Map<Long, long[]> into) throws IOException {
+        int perCall = 64;
+        if (batchUserValues == null) {
+            batchUserValues = arena.allocate((long) perCall * WalkerProgram.STACK_SIZE, 8);
         }
-        BpfMap doneUser = ustacks[old];
-        for (byte[] h : keys(doneUser, walkKey, walkNext)) {
-            MemorySegment.copy(h, 0, hashKey, ValueLayout.JAVA_BYTE, 0, 8);
-            doneUser.delete(hashKey);
+        batchBuffers();
+        MemorySegment keys = batchKeys.asSlice(0, perCall * 8L); // the count batch's buffer, free until then
+        try {
+            map.batch(true, keys, batchUserValues, n -> {
+                batchCalls++;
+                for (int i = 0; i < n; i++) {
+                    long hash = keys.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    MemorySegment v = batchUserValues.asSlice((long) i * WalkerProgram.STACK_SIZE, WalkerProgram.STACK_SIZE);
+                    into.put(hash, frames(v, hash));
+                }
+            });
+            batchCalls++;
+            return true;
+        } catch (ErrnoException e) {
+            if (!BpfMap.batchRefused(e)) {
+                throw e;
+            }
+            batches = false;
+            return false;
         }
+    }
+
+    /** The frames of a user-stack value, or null where they do not hash to {@code hash}. */
+    private static long[] frames(MemorySegment v, long hash) {
+        int n = Math.min(v.get(ValueLayout.JAVA_INT, 0), WalkerProgram.FRAME_SLOTS);
+        long[] frames = new long[Math.max(0, n)];
+        MemorySegment.copy(v, ValueLayout.JAVA_LONG, 8, frames, 0, frames.length);
+        return WalkerProgram.hash(frames, frames.length) == hash ? frames : null;
     }
 
     private long[] userStack(BpfMap map, long hash) {
         try {
             hashKey.set(ValueLayout.JAVA_LONG, 0, hash);
+            stackCalls++;
             if (!map.lookup(hashKey, ustackValue)) {
                 return null;
             }
-            int n = Math.min(ustackValue.get(ValueLayout.JAVA_INT, 0), WalkerProgram.FRAME_SLOTS);
-            long[] frames = new long[Math.max(0, n)];
-            MemorySegment.copy(ustackValue, ValueLayout.JAVA_LONG, 8, frames, 0, frames.length);
-            return WalkerProgram.hash(frames, frames.length) == hash ? frames : null;
+            return frames(ustackValue, hash);
         } catch (ErrnoException e) {
             return null;
         }

@@ -52,6 +52,88 @@ public final class StackFolder {
     private record UserKey(int pid, int exec, int stack) {
     }
 
+    /**
+     * Symbolized addresses shared by the folds of an always-on recording's intervals, so that each
+     * interval symbolizes only addresses it is the first to see: by (pid, exec count, address), the
+     * kernel's under pid -1. Bounded (least recently used dropped); addresses in JIT code and
+     * unnamed ones are not kept (a JVM's perf map is read again later and may name them).
+     */
+    public static final class SymbolCache {
+        private final int max;
+        private final java.util.LinkedHashMap<Address, List<SymbolFrame>> entries;
+        private long hits, misses;
+
+        public SymbolCache(int max) {
+            this.max = max;
+            this.entries = new java.util.LinkedHashMap<>(1024, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Address, List<SymbolFrame>> eldest) {
+                    return size() > SymbolCache.this.max;
+                }
+            };
+        }
+
+        public int size() {
+            return entries.size();
+        }
+
+        /** Lookups answered from the cache and lookups that symbolized. */
+        public long[] hitsAndMisses() {
+            return new long[] {hits, misses};
+        }
+
+        /** Drops the addresses of processes that have exited (their pids may be reused). */
+        public void forget(java.util.Collection<Integer> pids) {
+            if (!pids.isEmpty()) {
+                entries.keySet().removeIf(a -> pids.contains(a.pid()));
+            }
+        }
+
+        List<SymbolFrame> get(Address a) {
+            List<SymbolFrame> f = entries.get(a);
+            if (f == null) {
+                misses++;
+            } else {
+                hits++;
+            }
+            return f;
+        }
+
+        void put(Address a, List<SymbolFrame> frames) {
+            for (SymbolFrame f : frames) {
+                if (f.kind() == FrameKind.JIT || f.function().equals(Symbolizer.UNKNOWN) || f.function().startsWith("[")) {
+                    return;
+                }
+            }
+            entries.put(a, frames);
+        }
+    }
+
+    record Address(int pid, int exec, long ip) {
+    }
+
+    private SymbolCache cache;
+
+    /** Shares symbolized addresses with other folds (the agent's intervals). */
+    public StackFolder cache(SymbolCache c) {
+        cache = c;
+        return this;
+    }
+
+    /** The frames of an address, from the cache where it has them. */
+    private List<SymbolFrame> cached(int pid, int exec, long ip, java.util.function.Supplier<List<SymbolFrame>> symbolize) {
+        if (cache == null) {
+            return symbolize.get();
+        }
+        Address a = new Address(pid, exec, ip);
+        List<SymbolFrame> f = cache.get(a);
+        if (f == null) {
+            f = symbolize.get();
+            cache.put(a, f);
+        }
+        return f;
+    }
+
     public StackFolder(RecordOptions options, Symbolizer symbolizer, ProcessSnapshots processes, Drained drained,
                        int maxDepth) {
         this.options = options;
@@ -161,7 +243,8 @@ public final class StackFolder {
             for (int i = ips.length - 1; i >= 0; i--) {
                 // The walker's callers are return addresses: the call is the byte before (it may end a function).
                 long at = walked && i > 0 ? ips[i] - 1 : ips[i];
-                List<SymbolFrame> symbols = named(symbolize(process, at, FrameKind.NATIVE), walked);
+                List<SymbolFrame> symbols = process == null ? named(symbolize(null, at, FrameKind.NATIVE), walked)
+                        : cached(key.pid(), key.exec(), at, () -> named(symbolize(process, at, FrameKind.NATIVE), walked));
                 if (i == ips.length - 1) {
                     truncated = !startsStack(symbols.getLast());
                 }
@@ -229,7 +312,9 @@ public final class StackFolder {
         } else {
             AddressSymbolizer k = kernel();
             for (int i = ips.length - 1; i >= 0; i--) {
-                addRootFirst(symbolize(k, ips[i], FrameKind.KERNEL), frames, options.annotate());
+                long ip = ips[i];
+                addRootFirst(k == null ? symbolize(null, ip, FrameKind.KERNEL)
+                        : cached(-1, 0, ip, () -> symbolize(k, ip, FrameKind.KERNEL)), frames, options.annotate());
             }
         }
         int[] f = toArray(frames);

@@ -46,6 +46,16 @@ public final class RecordingStore {
         return new RecordingStore(dir, l, source(command, pids), Instant.now());
     }
 
+    /** The labels the profile is stored with (host and service filled in). */
+    public Labels labels() {
+        return labels;
+    }
+
+    /** The {@code profile} column's value: what was recorded. */
+    public String source() {
+        return source;
+    }
+
     /** Adds the recorded profile to the table and says so on {@code err}. */
     public FleetStore.Written store(Profile profile, PrintWriter err) throws IOException {
         FleetStore.Written w = FleetStore.store(dir, List.of(new StoredProfile(source, profile, labels, started)));

@@ -102,6 +102,75 @@ public final class BpfMap implements AutoCloseable {
         return absentIsFalse(Bpf.MAP_DELETE_ELEM, key, null, 0, "deleting from");
     }
 
+    /** Receives one batch: its entries are the first {@code n} of the key and value buffers. */
+    public interface BatchSink {
+        void accept(int n) throws java.io.IOException;
+    }
+
+    /**
+     * BPF_MAP_LOOKUP_AND_DELETE_BATCH (or BPF_MAP_LOOKUP_BATCH when {@code delete} is false) over the whole
+     * map, {@code keys.byteSize() / keySize} entries a call at most: each call's keys and values land at
+     * the start of {@code keys} and {@code values} and go to {@code sink} before the next call. Returns how
+     * many entries were read. Hash maps, Linux 5.6 and later: older kernels and other map types refuse the
+     * command ({@link #batchRefused}), and the caller then uses the per-entry calls.
+     */
+    public long batch(boolean delete, MemorySegment keys, MemorySegment values, BatchSink sink)
+            throws java.io.IOException {
+        int capacity = (int) Math.min(keys.byteSize() / keySize, values.byteSize() / valueSize);
+        long total = 0;
+        // The batch token of a hash map is a bucket index (u32); two 8-byte slots used in turn.
+        MemorySegment tokens = batchTokens();
+        long in = 0;
+        for (int turn = 0; ; turn++) {
+            MemorySegment out = tokens.asSlice(8L * (turn & 1), 8);
+            attr.fill((byte) 0);
+            attr.set(ValueLayout.JAVA_LONG, 0, in);
+            attr.set(ValueLayout.JAVA_LONG, 8, out.address());
+            attr.set(ValueLayout.JAVA_LONG, 16, keys.address());
+            attr.set(ValueLayout.JAVA_LONG, 24, values.address());
+            attr.set(ValueLayout.JAVA_INT, 32, capacity);
+            attr.set(ValueLayout.JAVA_INT, 36, fd);
+            boolean end = false;
+            try {
+                Syscalls.bpf(delete ? Bpf.MAP_LOOKUP_AND_DELETE_BATCH : Bpf.MAP_LOOKUP_BATCH, attr,
+                        (delete ? "draining" : "reading") + " BPF map " + name + " in batches");
+            } catch (ErrnoException e) {
+                if (e.errno() != ErrnoException.ENOENT) {
+                    throw e;
+                }
+                end = true; // the end of the map: count says how many came with it
+            }
+            int n = attr.get(ValueLayout.JAVA_INT, 32);
+            if (n > 0) {
+                total += n;
+                sink.accept(n);
+            }
+            if (end) {
+                return total;
+            }
+            in = out.address();
+        }
+    }
+
+    private MemorySegment tokens;
+
+    private MemorySegment batchTokens() {
+        if (tokens == null) {
+            tokens = arena.allocate(16, 8);
+        }
+        return tokens;
+    }
+
+    /** Whether an errno from {@link #batch} means the kernel has no batch operation for this map (use per-entry calls). */
+    public static boolean batchRefused(ErrnoException e) {
+        int n = e.errno();
+        return n == ErrnoException.EINVAL || n == ErrnoException.ENOSYS || n == ENOTSUPP || n == EOPNOTSUPP
+                || n == ErrnoException.EPERM;
+    }
+
+    /** The kernel's internal ENOTSUPP (524) and EOPNOTSUPP (95). */
+    private static final int ENOTSUPP = 524, EOPNOTSUPP = 95;
+
     public void update(MemorySegment key, MemorySegment value, long flags) throws ErrnoException {
         Syscalls.bpf(Bpf.MAP_UPDATE_ELEM, elemAttr(key, value, flags), "updating BPF map " + name);
     }

@@ -1,0 +1,284 @@
+package org.stackfold.record.agent;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.stackfold.record.ProcessSnapshots;
+import org.stackfold.record.RecordOptions;
+import org.stackfold.record.Recorder;
+import org.stackfold.record.StackFolder;
+import org.stackfold.symbolize.Symbolizer;
+import org.stackfold.symbolize.SymbolizerOptions;
+
+/**
+ * {@code stackfold record --every SECONDS}: one recording that never stops, cut into intervals at
+ * drain boundaries ({@link Recorder#every}), each folded into its own profile on the snapshot worker
+ * (which holds the processes' symbols; a process's are forgotten once it has exited and its last
+ * interval is folded) and handed to an output thread that sends it to every {@link Destination}
+ * through a {@link Delivery} (back-off, the on-disk {@link PendingQueue}). Health lines on stderr every
+ * few intervals; {@link #stop} flushes the last interval. See docs/agent.md.
+ */
+public final class Agent {
+    /** What the agent does beyond the recording. */
+    public record Settings(double everySeconds, int healthEvery, Path queueDir, long queueMaxBytes,
+                           Duration queueMaxAge, Map<String, String> labels, Split split) {
+    }
+
+    /** One profile an interval for everything recorded, or one per process (pid and service labels), or per service. */
+    public enum Split { NONE, PROCESS, SERVICE }
+
+    /** What a run did, for the last line and for tests. */
+    public record Summary(long intervals, long samples, long lost, long sent, long dropped, int queued,
+                          long programRuns) {
+    }
+
+    /** The output thread's signal to finish (compared by identity). */
+    private static final List<IntervalProfile> END = new ArrayList<>();
+
+    private final RecordOptions options;
+    private final Settings settings;
+    private final List<Destination> destinations;
+    private final PrintWriter err;
+    private final Recorder recorder;
+    private boolean attachAnyJvm;
+    /**
+     * Intervals folded (each one profile, or one per process or service) and waiting for the output
+     * thread; bounded: outputs stuck past 4 intervals drop the oldest.
+     */
+    private final BlockingQueue<List<IntervalProfile>> folded = new ArrayBlockingQueue<>(4);
+    private volatile boolean retryNow;
+    private volatile long intervals, samples, lost, droppedBehind;
+    private final Instant started = Instant.now();
+    /** Symbolized addresses shared by the intervals (64 Ki addresses, a few MB), used on the snapshot worker only. */
+    private final StackFolder.SymbolCache symbols = new StackFolder.SymbolCache(1 << 16);
+    private final long cpuAtStart = cpuTicks();
+
+    public Agent(RecordOptions options, Settings settings, List<Destination> destinations, PrintWriter err) {
+        this.options = options;
+        this.settings = settings;
+        this.destinations = List.copyOf(destinations);
+        this.err = err;
+        this.recorder = new Recorder(options);
+    }
+
+    public Agent attachAnyJvm(boolean yes) {
+        attachAnyJvm = yes;
+        return this;
+    }
+
+    /** Ends the recording after flushing the last interval (Ctrl-C, SIGTERM). */
+    public void stop() {
+        recorder.stop();
+    }
+
+    /** SIGHUP: queued intervals are tried again now, whatever their back-off, and files re-opened by name. */
+    public void reopen() {
+        retryNow = true;
+    }
+
+    public Summary run(boolean measureProgram) throws IOException, InterruptedException {
+        PendingQueue queue = new PendingQueue(settings.queueDir(), settings.queueMaxBytes(), settings.queueMaxAge());
+        List<Delivery> deliveries = new ArrayList<>();
+        for (int i = 0; i < destinations.size(); i++) {
+            deliveries.add(new Delivery(destinations.get(i), i, queue, err));
+        }
+        Thread output = Thread.ofPlatform().name("stackfold-output").daemon().start(() -> send(deliveries, queue));
+        SymbolizerOptions symbols = new SymbolizerOptions(true, false, false, false);
+        Recorder.Result result;
+        try (Symbolizer symbolizer = new Symbolizer(symbols).askJvmsForPerfMaps(false)) {
+            ProcessSnapshots processes = new ProcessSnapshots(symbolizer, attachAnyJvm);
+            recorder.every(settings.everySeconds(), interval -> processes.onWorker(() -> {
+                fold(interval, symbolizer, processes, queue, deliveries);
+                processes.forget(interval.exited());
+            }));
+            try {
+                result = recorder.record(processes, measureProgram);
+            } finally {
+                processes.finish();
+                processes.removeCreatedFiles();
+            }
+        } finally {
+            folded.put(END);
+            output.join();
+        }
+        long sent = 0, dropped = droppedBehind + queue.dropped();
+        for (Delivery d : deliveries) {
+            sent += d.sent();
+            dropped += d.dropped();
+        }
+        long runs = result.programStats() == null ? -1 : result.programStats().runCount();
+        Summary s = new Summary(intervals, samples, lost, sent, dropped, queue.size(), runs);
+        err.printf(Locale.ROOT, "stackfold agent: stopped after %,d intervals: %,d samples, %,d lost, %,d profiles sent,"
+                        + " %,d dropped, %,d queued%s; CPU %.2f s%n", s.intervals(), s.samples(), s.lost(), s.sent(),
+                s.dropped(), s.queued(), runs >= 0 ? String.format(Locale.ROOT, "; BPF program runs %,d", runs) : "",
+                (cpuTicks() - cpuAtStart) / 100.0);
+        err.flush();
+        return s;
+    }
+
+    /** On the snapshot worker: one interval's counts into a profile, handed to the output thread. */
+    private void fold(Recorder.Interval interval, Symbolizer symbolizer, ProcessSnapshots processes, PendingQueue queue,
+                      List<Delivery> deliveries) {
+        long from = interval.fromMicros(), to = interval.toMicros();
+        Instant start = started.plusNanos(from * 1000);
+        Duration duration = Duration.ofNanos((to - from) * 1000);
+        Map<String, String> labels = new TreeMap<>(settings.labels());
+        labels.put("interval_ms", Long.toString(duration.toMillis()));
+        intervals++;
+        lost += interval.lostToFullCountMap();
+        org.stackfold.record.Drained all = interval.drained();
+        List<IntervalProfile> out = new ArrayList<>();
+        if (settings.split() == Split.NONE) {
+            out.add(profile(folder(all, symbolizer, processes, interval), start, duration, labels));
+        } else {
+            // Groups: each process, or each process name; the name read when the process was first seen.
+            Map<String, java.util.Set<Integer>> groups = new TreeMap<>();
+            for (int pid : all.pids()) {
+                String name = processes.name(pid);
+                String service = labelValue(name != null ? name : all.comm(pid));
+                String key = settings.split() == Split.PROCESS ? Integer.toString(pid) : service;
+                groups.computeIfAbsent(key, k -> new java.util.HashSet<>()).add(pid);
+                Map<String, String> l = new TreeMap<>(labels);
+                l.put("service", service.isEmpty() ? "unknown" : service);
+                if (settings.split() == Split.PROCESS) {
+                    l.put("pid", Integer.toString(pid));
+                }
+                groupLabels.put(key, l);
+            }
+            for (Map.Entry<String, java.util.Set<Integer>> g : groups.entrySet()) {
+                java.util.Set<Integer> pids = g.getValue();
+                out.add(profile(folder(all.select(pids::contains), symbolizer, processes, interval), start, duration,
+                        groupLabels.get(g.getKey())));
+            }
+            groupLabels.clear();
+        }
+        if (!folded.offer(out)) {
+            List<IntervalProfile> dropped = folded.poll(); // the outputs are stuck: drop the oldest interval waiting
+            droppedBehind += dropped == null ? 0 : dropped.size();
+            folded.offer(out);
+        }
+        symbols.forget(interval.exited());
+        if (Duration.between(released, start).compareTo(RELEASE_FILES_EVERY) >= 0) {
+            // The symbolizer keeps every ELF file it parsed (its symbol index: 40 MB of heap after 15 minutes of
+            // this busy machine). Live processes' snapshots hold the files they map; dropping the cache frees
+            // the rest (files only exited processes mapped), at the cost of parsing again what a new process maps.
+            released = start;
+            symbolizer.close();
+        }
+        if (settings.healthEvery() > 0 && intervals % settings.healthEvery() == 0 && !interval.last()) {
+            health(queue, deliveries);
+        }
+    }
+
+    /** How often files only exited processes mapped are released: the heap follows the live processes. */
+    static final Duration RELEASE_FILES_EVERY = Duration.ofMinutes(10);
+    private Instant released = Instant.now();
+
+    private final Map<String, Map<String, String>> groupLabels = new java.util.HashMap<>();
+
+    private StackFolder.Folded folder(org.stackfold.record.Drained d, Symbolizer symbolizer, ProcessSnapshots processes,
+                                      Recorder.Interval interval) {
+        return new StackFolder(options, symbolizer, processes, d, interval.maxDepth()).cache(symbols).fold();
+    }
+
+    private IntervalProfile profile(StackFolder.Folded f, Instant start, Duration duration, Map<String, String> labels) {
+        long n = f.accounting().samples();
+        samples += n;
+        return new IntervalProfile(f.profile(), start, duration, labels, n);
+    }
+
+    /**
+     * A process name fit for a label value (as {@code record --store} makes them): characters other
+     * than letters, digits, {@code _ . -} become {@code _}, as does {@code ..}.
+     */
+    static String labelValue(String name) {
+        StringBuilder b = new StringBuilder();
+        for (char c : (name == null ? "" : name.strip()).toCharArray()) {
+            boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.'
+                    || c == '-';
+            b.append(ok ? c : '_');
+        }
+        return b.toString().replace("..", "__");
+    }
+
+    /** The output thread: each interval to every destination, in order; queued ones retried between. */
+    private void send(List<Delivery> deliveries, PendingQueue queue) {
+        try {
+            while (true) {
+                List<IntervalProfile> ps = folded.poll(1, TimeUnit.SECONDS);
+                if (ps == END) {
+                    for (Delivery d : deliveries) {
+                        d.backoffOver(); // the last intervals, batched or waiting: one more try each
+                        d.retry(Instant.now(), true);
+                    }
+                    return;
+                }
+                boolean now = retryNow;
+                retryNow = false;
+                for (Delivery d : deliveries) {
+                    if (now) {
+                        d.backoffOver();
+                    }
+                    for (IntervalProfile p : ps == null ? List.<IntervalProfile>of() : ps) {
+                        if (p.samples() > 0) {
+                            d.deliver(p, Instant.now());
+                        }
+                    }
+                    d.retry(Instant.now(), false);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void health(PendingQueue queue, List<Delivery> deliveries) {
+        long sent = 0, dropped = droppedBehind + queue.dropped();
+        for (Delivery d : deliveries) {
+            sent += d.sent();
+            dropped += d.dropped();
+        }
+        double seconds = Duration.between(started, Instant.now()).toMillis() / 1000.0;
+        long cpu = cpuTicks() - cpuAtStart;
+        err.printf(Locale.ROOT, "stackfold agent: %,d intervals, %,d samples, %,d lost, %,d sent, %,d dropped,"
+                        + " queue %,d (%,d KiB); CPU %.2f s in %.0f s (%.2f%%), RSS %,d MiB%n", intervals, samples, lost,
+                sent, dropped, queue.size(), queue.bytes() / 1024, cpu / 100.0, seconds,
+                seconds > 0 ? cpu / seconds : 0.0, rssMiB());
+        err.flush();
+    }
+
+    /** This process's user + system CPU time so far, in clock ticks (1/100 s on Linux). */
+    static long cpuTicks() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    static long rssMiB() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no /proc: 0
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,132 @@
+package org.stackfold.record.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.stackfold.cli.CliRun;
+import org.stackfold.format.FormatOptions;
+import org.stackfold.format.Formats;
+import org.stackfold.io.Input;
+import org.stackfold.model.Profile;
+
+/** The agent's parts that need no privileges: file name patterns, the on-disk queue, its options. */
+class AgentUnitsTest {
+    @TempDir
+    Path dir;
+
+    private static Profile folded(String text) throws IOException {
+        return Formats.byName("folded").read(Input.ofBytes("t.folded", text.getBytes(StandardCharsets.UTF_8)),
+                FormatOptions.none());
+    }
+
+    private static IntervalProfile interval(Profile p, Instant start, long samples) {
+        return new IntervalProfile(p, start, Duration.ofSeconds(10), Map.of("host", "h1", "service", "system",
+                "interval_ms", "10000"), samples);
+    }
+
+    @Test
+    void patternsNameTheIntervalsStartInUtc() {
+        Instant t = Instant.parse("2026-12-06T03:04:05.678Z");
+        assertThat(FileNames.expand("cpu-%Y%m%dT%H%M%S.folded", t, "h")).isEqualTo("cpu-20261206T030405.folded");
+        assertThat(FileNames.expand("/x/%h/%s-100%%.svg", t, "web1")).isEqualTo("/x/web1/" + t.getEpochSecond() + "-100%.svg");
+        assertThat(FileNames.expand("latest.folded", t, "h")).isEqualTo("latest.folded");
+        assertThatThrownBy(() -> FileNames.check("cpu-%Q.folded")).hasMessageContaining("%Q");
+        assertThat(FileNames.expand("%n/%p-%s.folded", t, Map.of("service", "web", "pid", "42")))
+                .isEqualTo("web/42-" + t.getEpochSecond() + ".folded");
+        assertThat(FileNames.names("cpu-%p.folded", 'p')).isTrue();
+        assertThat(FileNames.names("cpu-%%p.folded", 'p')).isFalse();
+        assertThat(Agent.labelValue("kworker/0:1 ..x")).isEqualTo("kworker_0_1___x");
+    }
+
+    @Test
+    void theQueueKeepsProfilesOnDiskAndReadsThemBack() throws IOException {
+        Path q = dir.resolve("queue");
+        PendingQueue queue = new PendingQueue(q, 1 << 20, Duration.ofHours(1));
+        Instant t = Instant.parse("2026-12-06T03:00:00Z");
+        queue.add(1, interval(folded("a;b 3\na;c 2\n"), t, 5));
+        queue.add(0, interval(folded("x;y 7\n"), t.plusSeconds(10), 7));
+        assertThat(queue.size()).isEqualTo(2);
+        assertThat(queue.has(0)).isTrue();
+
+        // A new run finds them, in order.
+        PendingQueue again = new PendingQueue(q, 1 << 20, Duration.ofHours(1));
+        assertThat(again.size()).isEqualTo(2);
+        IntervalProfile back = again.read(again.oldest(1));
+        assertThat(back.start()).isEqualTo(t);
+        assertThat(back.duration()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(back.samples()).isEqualTo(5);
+        assertThat(back.labels()).containsEntry("host", "h1").containsEntry("service", "system");
+        assertThat(back.profile().tree().totalSamples()).isEqualTo(5);
+        again.remove(again.oldest(1));
+        assertThat(again.size()).isEqualTo(1);
+        assertThat(again.oldest(1)).isNull();
+        // A file cut short by a crash is not a queued profile: dropped when the queue is opened.
+        Files.writeString(q.resolve("000000000099-0.pending"), "stackfold-agent-pending 1\nstart 1\n");
+        assertThat(new PendingQueue(q, 1 << 20, Duration.ofHours(1)).size()).isEqualTo(1);
+    }
+
+    @Test
+    void theQueueDropsTheOldestPastItsSizeAndAgeAndCountsThem() throws IOException {
+        StringBuilder big = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            big.append("main;function_number_").append(i).append(" 1\n");
+        }
+        Profile p = folded(big.toString());
+        PendingQueue queue = new PendingQueue(dir.resolve("q"), 16 * 1024, Duration.ofHours(1));
+        Instant t = Instant.now();
+        for (int i = 0; i < 10; i++) {
+            queue.add(0, interval(p, t.plusSeconds(i), 200));
+            assertThat(queue.bytes()).isLessThanOrEqualTo(16 * 1024);
+        }
+        assertThat(queue.dropped()).isPositive();
+        assertThat(queue.size() + queue.dropped()).isEqualTo(10);
+        // The newest are kept.
+        assertThat(queue.read(queue.oldest(0)).start()).isAfter(t);
+        long sizeOnDisk;
+        try (var files = Files.list(dir.resolve("q"))) {
+            sizeOnDisk = files.mapToLong(f -> f.toFile().length()).sum();
+        }
+        assertThat(sizeOnDisk).isEqualTo(queue.bytes());
+
+        PendingQueue aged = new PendingQueue(dir.resolve("aged"), 1 << 20, Duration.ofMinutes(1));
+        aged.add(0, interval(p, t.minusSeconds(3600), 200));
+        assertThat(aged.size()).isZero(); // older than its age limit as it came in
+        assertThat(aged.dropped()).isEqualTo(1);
+    }
+
+    @Test
+    void everyIsCheckedBeforeAnythingIsLoaded() throws IOException {
+        assertThat(CliRun.run("record", "--every", "0.5", "-o", "x.folded").err()).contains("--every must be from 1 to 86400");
+        assertThat(CliRun.run("record", "--every", "5").err()).contains("-o PATTERN, --store DIR or --push URL");
+        assertThat(CliRun.run("record", "--every", "5", "-o", "cpu-%Q.folded").err()).contains("%Q");
+        assertThat(CliRun.run("record", "--every", "5", "-d", "3", "-o", "x").err()).contains("give --every or -d");
+        assertThat(CliRun.run("record", "-o", "a", "-o", "b").err()).contains("-o is given once, except with --every");
+        assertThat(CliRun.run("record", "--queue", "q", "-d", "1").err()).contains("apply to --every");
+        assertThat(CliRun.run("record", "--every", "5", "--split", "process", "-o", "cpu-%s.folded").err())
+                .contains("needs %p");
+        assertThat(CliRun.run("record", "--every", "5", "--split", "service", "--store", "t", "--label", "service=x").err())
+                .contains("no --label service=");
+        assertThat(CliRun.run("record", "--every", "5", "--split", "thread", "--store", "t").err())
+                .contains("--split takes none, process or service");
+        CliRun r = CliRun.run("record", "--every", "5", "-o", "-");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("not -");
+
+        Path conf = dir.resolve("agent.conf");
+        Files.writeString(conf, "# comment\nevery = 0.5\noutput = x.folded\n");
+        assertThat(CliRun.run("record", "--config", conf.toString()).err()).contains("--every must be from 1 to 86400");
+        Files.writeString(conf, "every = 5\nNot An Option = 3\n");
+        CliRun bad = CliRun.run("record", "--config", conf.toString());
+        assertThat(bad.code()).isEqualTo(1);
+        assertThat(bad.err()).contains(conf + ":2:");
+    }
+}
