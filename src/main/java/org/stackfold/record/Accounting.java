@@ -158,9 +158,10 @@ public record Accounting(long samples, long lostToFullCountMap, long kernelColli
                         w.rows() == 0 ? 0.0 : (double) w.bytes() / w.rows(), w.buildSeconds(), w.lostStacks());
                 if (w.worker() != null) {
                     Sampler.Worker k = w.worker();
-                    err.printf(Locale.ROOT, "  unwind worker: %,d wake-ups, %,d reads of process maps, %,d tables freed"
-                                    + " (no process maps their file any more), %,d files without unwind rows, %,d errors%n",
-                            k.wakeups(), k.reads(), k.freedTables(), k.noRows(), k.errorCount());
+                    err.printf(Locale.ROOT, "  unwind worker: %,d wake-ups, %,d reads of process maps, %,d holds of the command,"
+                                    + " %,d tables freed (no process maps their file any more), %,d files without unwind rows,"
+                                    + " %,d errors%n",
+                            k.wakeups(), k.reads(), k.holds(), k.freedTables(), k.noRows(), k.errorCount());
                 }
             }
         }

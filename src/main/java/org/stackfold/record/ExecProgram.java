@@ -27,6 +27,14 @@ final class ExecProgram {
     }
 
     static long[] assemble(int execsFd, int trackedFd, int unknownFd, int wakeFd) {
+        return assemble(execsFd, trackedFd, unknownFd, wakeFd, -1, -1);
+    }
+
+    /**
+     * As {@link #assemble(int, int, int, int)}; a process in {@code held} (the command the recorder
+     * started) is also stopped at its exec until the worker has read the maps of the program it became.
+     */
+    static long[] assemble(int execsFd, int trackedFd, int unknownFd, int wakeFd, int heldFd, int stoppedFd) {
         BpfAssembler a = new BpfAssembler();
         BpfAssembler.Label insert = a.label("insert");
         BpfAssembler.Label flag = a.label("flag");
@@ -44,6 +52,11 @@ final class ExecProgram {
         a.ldMapFd(R1, execsFd).mov(R2, R10).addImm(R2, -4).mov(R3, R10).addImm(R3, -16).movImm(R4, Bpf.ANY);
         a.call(Bpf.FUNC_MAP_UPDATE_ELEM);
         a.bind(flag);
+        if (heldFd >= 0) {
+            BpfAssembler.Label held = a.label("held");
+            WalkerProgram.hold(a, heldFd, stoppedFd, wakeFd, R10, -4, false, held);
+            a.bind(held);
+        }
         // Only processes the walker has mappings for are read again (execs elsewhere are not our business).
         a.ldMapFd(R1, trackedFd).mov(R2, R10).addImm(R2, -4);
         a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);

@@ -49,6 +49,8 @@ public final class Sampler implements AutoCloseable {
     private Thread unwindWorker;
     /** Rounds of the unwind worker (a ring of the doorbell, or its idle sweep). */
     private long workerWakeups;
+    /** Times the command was held until its maps were read (each at an exec or at new code). */
+    private long holds;
     private MemorySegment walkKey;
     private MemorySegment walkNext;
     private MemorySegment hashKey;
@@ -94,7 +96,8 @@ public final class Sampler implements AutoCloseable {
                 unwind = own(new UnwindMaps(rows, execs));
                 doorbell = own(new UnwindDoorbell());
                 BpfProgram exec = own(BpfProgram.load("sf_exec", Bpf.PROG_TYPE_RAW_TRACEPOINT,
-                        ExecProgram.assemble(execs.fd(), unwind.tracked.fd(), unwind.unknown.fd(), doorbell.ring.fd())));
+                        ExecProgram.assemble(execs.fd(), unwind.tracked.fd(), unwind.unknown.fd(), doorbell.ring.fd(),
+                                unwind.held.fd(), unwind.stopped.fd())));
                 int link = exec.attachRawTracepoint("sched_process_exec");
                 own(() -> org.stackfold.record.bpf.Syscalls.close(link));
                 BpfProgram exit = own(BpfProgram.load("sf_exit", Bpf.PROG_TYPE_RAW_TRACEPOINT,
@@ -104,7 +107,7 @@ public final class Sampler implements AutoCloseable {
                 WalkerProgram.Spec spec = new WalkerProgram.Spec(counts.fd(), stacks[0].fd(), stacks[1].fd(),
                         ustacks[0].fd(), ustacks[1].fd(), stats.fd(), pidFilter == null ? -1 : pidFilter.fd(),
                         scratch.fd(), progs.fd(), unwind.lpm.fd(), unwind.tables.fd(), unwind.unknown.fd(), execs.fd(),
-                        doorbell.ring.fd(), options.includeIdle(), options.perThread(), options.kernelStacks());
+                        doorbell.ring.fd(), unwind.held.fd(), unwind.stopped.fd(), options.includeIdle(), options.perThread(), options.kernelStacks());
                 long t0 = System.nanoTime();
                 continuation = own(BpfProgram.load("sf_walk_more", Bpf.PROG_TYPE_PERF_EVENT,
                         WalkerProgram.continuation(spec)));
@@ -218,7 +221,10 @@ public final class Sampler implements AutoCloseable {
 
     /** One round of the worker, under the lock. */
     private void work(boolean rang) {
+        List<Integer> stopped = List.of();
         try {
+            // Stopped before their pids went into unknown: read below, continued after.
+            stopped = unwind.takeStopped();
             for (int pid : unwind.takeExited()) {
                 unwind.exited(pid);
             }
@@ -235,7 +241,37 @@ public final class Sampler implements AutoCloseable {
         } catch (ErrnoException | RuntimeException e) {
             unwind.error("reading the walker's maps", e);
         }
+        for (int pid : stopped) {
+            resume(pid);
+        }
+    }
 
+    private void resume(int pid) {
+        try {
+            org.stackfold.record.bpf.Syscalls.kill(pid, 18); // SIGCONT: only ever the command the recorder started
+            holds++;
+        } catch (ErrnoException e) {
+            if (e.errno() != 3) { // ESRCH: it is gone
+                unwind.error("continuing the command", e);
+            }
+        }
+    }
+
+    /** Holds no process any more and continues those stopped (the recording ends). */
+    private void releaseHeld() {
+        synchronized (unwindLock) {
+            if (unwind == null) {
+                return;
+            }
+            try {
+                unwind.holdNone();
+                for (int pid : unwind.takeStopped()) {
+                    resume(pid);
+                }
+            } catch (ErrnoException | RuntimeException e) {
+                unwind.error("continuing the command", e);
+            }
+        }
     }
 
     /** How many times {@code pid} has exec'd since the recording began (0 with the frame-pointer program). */
@@ -267,6 +303,7 @@ public final class Sampler implements AutoCloseable {
             unwind.prepare(files);
             if (pid > 0) {
                 unwind.refresh(pid);
+                unwind.hold(pid);
             }
         }
     }
@@ -294,7 +331,7 @@ public final class Sampler implements AutoCloseable {
      * The unwind worker's counts: wake-ups, maps read, tables freed (no process mapped their file any
      * more), files without rows, prefixes and files refused for want of room, errors by what failed.
      */
-    public record Worker(long wakeups, long reads, long freedTables, long noRows, long trieFull, long tablesFull,
+    public record Worker(long wakeups, long holds, long reads, long freedTables, long noRows, long trieFull, long tablesFull,
                          java.util.Map<String, Long> errors, String lastError) {
         public long errorCount() {
             return errors.values().stream().mapToLong(Long::longValue).sum();
@@ -311,7 +348,7 @@ public final class Sampler implements AutoCloseable {
             if (unwind == null) {
                 return null;
             }
-            Worker worker = new Worker(workerWakeups, unwind.reads(), unwind.freedTables(), unwind.noRows(),
+            Worker worker = new Worker(workerWakeups, holds, unwind.reads(), unwind.freedTables(), unwind.noRows(),
                     unwind.trieFull(), unwind.tablesFull(), unwind.errors(), unwind.lastError());
             return new WalkerStats(entryVerified, continuationVerified, loadSeconds, unwind.tables(), unwind.rows(),
                     unwind.bytes(), unwind.buildSeconds(), lost, worker);
@@ -352,6 +389,9 @@ public final class Sampler implements AutoCloseable {
 
     /** Stops sampling; the maps stay readable. */
     public void stop() {
+        if (walker) {
+            releaseHeld();
+        }
         for (PerfEvent e : events) {
             try {
                 e.disable();

@@ -47,6 +47,14 @@ final class UnwindMaps implements AutoCloseable {
     final BpfMap tracked;
     /** pid → pid for every tracked process whose main thread ended ({@link ExecProgram#exit}). */
     final BpfMap exited;
+    /**
+     * pid → holds left (u64) for the command the recorder started: the walker stops it (SIGSTOP) when it
+     * meets code whose maps the worker has not read, the exec program at each exec; the worker sends
+     * SIGCONT once it has read them. {@code stopped}: pid → pid of each process so stopped.
+     */
+    final BpfMap held;
+    final BpfMap stopped;
+    static final int HOLD_BUDGET = 64;
     /** pid → execs so far ({@link ExecProgram}); null: none counted. */
     private final BpfMap execs;
     private final Arena arena = Arena.ofShared();
@@ -105,6 +113,8 @@ final class UnwindMaps implements AutoCloseable {
             u = BpfMap.create("sf_unknown", Bpf.MAP_TYPE_HASH, 4, 4, UNKNOWN_ENTRIES);
             k = BpfMap.create("sf_tracked", Bpf.MAP_TYPE_HASH, 4, 4, TRACKED_ENTRIES);
             exited = BpfMap.create("sf_exited", Bpf.MAP_TYPE_HASH, 4, 4, EXITED_ENTRIES);
+            held = BpfMap.create("sf_held", Bpf.MAP_TYPE_HASH, 4, 8, 16);
+            stopped = BpfMap.create("sf_stopped", Bpf.MAP_TYPE_HASH, 4, 4, 16);
         } catch (ErrnoException e) {
             for (BpfMap m : new BpfMap[] {k, u, l, o, t}) {
                 if (m != null) {
@@ -276,6 +286,23 @@ final class UnwindMaps implements AutoCloseable {
         bytes -= pageBytes(t.rows());
         liveTables--;
         freedTables++;
+    }
+
+    /** Holds {@code pid} (the command the recorder started) whenever the walker meets code it has no mapping for. */
+    void hold(int pid) throws ErrnoException {
+        key4.set(ValueLayout.JAVA_INT, 0, pid);
+        val4.set(ValueLayout.JAVA_LONG, 0, HOLD_BUDGET);
+        held.update(key4, val4, Bpf.ANY);
+    }
+
+    /** Holds no process any more (the recording ends). */
+    void holdNone() throws ErrnoException {
+        take(held);
+    }
+
+    /** Pids the programs stopped since the last call (each once): the caller sends them SIGCONT. */
+    List<Integer> takeStopped() throws ErrnoException {
+        return take(stopped);
     }
 
     /** Pids whose main thread ended since the last call (each once). */
@@ -599,6 +626,8 @@ final class UnwindMaps implements AutoCloseable {
 
     @Override
     public void close() {
+        stopped.close();
+        held.close();
         exited.close();
         tracked.close();
         unknown.close();

@@ -98,7 +98,8 @@ public final class WalkerProgram {
     /** Map descriptors baked into the programs. */
     public record Spec(int countsFd, int kstacks0Fd, int kstacks1Fd, int ustacks0Fd, int ustacks1Fd, int statsFd,
                        int pidFilterFd, int scratchFd, int progsFd, int lpmFd, int tablesFd, int unknownFd, int execsFd,
-                       int wakeFd, boolean includeIdle, boolean perThread, boolean kernelStacks) {
+                       int wakeFd, int heldFd, int stoppedFd, boolean includeIdle, boolean perThread,
+                       boolean kernelStacks) {
     }
 
     private WalkerProgram() {
@@ -276,7 +277,12 @@ public final class WalkerProgram {
                     a.bind(labels[i]);
                     a.stW(R6, STATUS, i);
                     if (i == NO_MAPPING) {
-                        ringOnce(a, s.unknownFd(), s.wakeFd(), R6, KEY + WalkKey.PID, finish);
+                        BpfAssembler.Label rung = a.label("rung");
+                        ringOnce(a, s.unknownFd(), s.wakeFd(), R6, KEY + WalkKey.PID, rung);
+                        a.bind(rung);
+                        if (s.heldFd() >= 0) {
+                            hold(a, s.heldFd(), s.stoppedFd(), s.wakeFd(), R6, KEY + WalkKey.PID, true, finish);
+                        }
                     }
                     a.ja(finish);
                 }
@@ -437,6 +443,37 @@ public final class WalkerProgram {
         a.ldMapFd(R1, setFd).mov(R2, base).addImm(R2, off).mov(R3, R2).movImm(R4, Bpf.NOEXIST);
         a.call(Bpf.FUNC_MAP_UPDATE_ELEM);
         a.jneImm(R0, 0, done);
+        a.ldMapFd(R1, wakeFd).mov(R2, base).addImm(R2, off).movImm(R3, 4).movImm(R4, Bpf.RB_FORCE_WAKEUP);
+        a.call(Bpf.FUNC_RINGBUF_OUTPUT);
+    }
+
+    /** SIGSTOP, for {@link #hold}. */
+    static final int SIGSTOP = 19;
+
+    /**
+     * A launched command the worker has not read yet is held: {@code if (held[pid] (budget left) &&
+     * update(stopped, pid, NOEXIST) == 0) { send_signal(SIGSTOP); ring }}; the worker reads its maps and
+     * sends SIGCONT ({@link Sampler}). Only the command the recorder started is ever in {@code held}.
+     * With {@code budget}, each hold takes one from the pid's budget (a walk that misses for another
+     * reason must not stop the command at every sample). Clobbers R0-R5; goes on at {@code done}.
+     */
+    static void hold(BpfAssembler a, int heldFd, int stoppedFd, int wakeFd, int base, int off, boolean budget,
+                     BpfAssembler.Label done) {
+        a.ldMapFd(R1, heldFd).mov(R2, base).addImm(R2, off);
+        a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);
+        a.jeqImm(R0, 0, done);
+        if (budget) {
+            BpfAssembler.Label left = a.label("budgetLeft");
+            a.ldxDW(R1, R0, 0);
+            a.jsgtImm(R1, 0, left);
+            a.ja(done);
+            a.bind(left);
+            a.movImm(R1, -1).atomicAddDW(R0, 0, R1);
+        }
+        a.ldMapFd(R1, stoppedFd).mov(R2, base).addImm(R2, off).mov(R3, R2).movImm(R4, Bpf.NOEXIST);
+        a.call(Bpf.FUNC_MAP_UPDATE_ELEM);
+        a.jneImm(R0, 0, done);
+        a.movImm(R1, SIGSTOP).call(Bpf.FUNC_SEND_SIGNAL);
         a.ldMapFd(R1, wakeFd).mov(R2, base).addImm(R2, off).movImm(R3, 4).movImm(R4, Bpf.RB_FORCE_WAKEUP);
         a.call(Bpf.FUNC_RINGBUF_OUTPUT);
     }

@@ -32,10 +32,9 @@ class UnwindMapsLiveTest {
             try {
                 assertThat(maps.refresh((int) a.pid())).isTrue();
                 int one = maps.tables();
-                long prefixesOfOne = maps.prefixCount();
                 // sleep, libc, ld.so (and the vDSO, which stays for the recording)
                 assertThat(one).as("tables for one sleep").isGreaterThanOrEqualTo(3);
-                assertThat(prefixesOfOne).isPositive();
+                assertThat(lpmEntries(maps)).isEqualTo(maps.prefixCount()).isPositive();
                 assertThat(maps.refresh((int) b.pid())).isTrue();
                 assertThat(maps.tables()).as("the same files: no new tables").isEqualTo(one);
                 assertThat(maps.processes()).isEqualTo(2);
@@ -46,7 +45,8 @@ class UnwindMapsLiveTest {
                 assertThat(maps.processes()).isEqualTo(1);
                 assertThat(maps.tables()).as("still mapped by the other sleep").isEqualTo(one);
                 assertThat(maps.freedTables()).isZero();
-                assertThat(lpmEntries(maps)).isEqualTo(maps.prefixCount()).isEqualTo(prefixesOfOne);
+                // Only b's prefixes are left (their number depends on where ASLR put its files).
+                assertThat(lpmEntries(maps)).isEqualTo(maps.prefixCount()).isPositive();
 
                 b.destroyForcibly().waitFor();
                 maps.exited((int) b.pid());

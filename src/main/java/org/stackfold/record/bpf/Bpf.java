@@ -47,6 +47,8 @@ public final class Bpf {
     public static final int FUNC_GET_CURRENT_TASK_BTF = 158;
     public static final int FUNC_TASK_PT_REGS = 175;
     public static final int FUNC_RINGBUF_OUTPUT = 130;
+    /** Sends a signal to the current process (Linux 5.3). */
+    public static final int FUNC_SEND_SIGNAL = 109;
     /** bpf_ringbuf_output: wake the reader whatever its position. */
     public static final int RB_FORCE_WAKEUP = 2;
 
