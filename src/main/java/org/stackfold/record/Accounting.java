@@ -119,6 +119,30 @@ public record Accounting(long samples, long lostToFullCountMap, long kernelColli
         if (r.note() != null) {
             err.println("  " + r.note());
         }
+        Sampler.Worker worker = r.walker() == null ? null : r.walker().worker();
+        if (worker != null && (worker.errorCount() > 0 || worker.trieFull() > 0 || worker.tablesFull() > 0)) {
+            // What the unwind worker could not do: the samples it concerns end "no mapping" or "no table".
+            StringBuilder sb = new StringBuilder("  unwind worker:");
+            String sep = " ";
+            for (java.util.Map.Entry<String, Long> e : worker.errors().entrySet()) {
+                sb.append(sep).append(String.format(Locale.ROOT, "%,d", e.getValue())).append(" errors ")
+                        .append(e.getKey());
+                sep = ", ";
+            }
+            if (worker.trieFull() > 0) {
+                sb.append(sep).append(String.format(Locale.ROOT, "%,d", worker.trieFull()))
+                        .append(" mapping prefixes refused (trie full)");
+                sep = ", ";
+            }
+            if (worker.tablesFull() > 0) {
+                sb.append(sep).append(String.format(Locale.ROOT, "%,d", worker.tablesFull()))
+                        .append(" files without a table (all table slots in use)");
+            }
+            if (worker.lastError() != null) {
+                sb.append("; last: ").append(worker.lastError());
+            }
+            err.println(sb);
+        }
         if (kernelCollisions + userCollisions > samples / 100) {
             err.printf(Locale.ROOT, "  (more than 1%% collisions: raise --stack-storage above %d)%n", r.stackEntries());
         }
@@ -132,6 +156,13 @@ public record Accounting(long samples, long lostToFullCountMap, long kernelColli
                                 + " user stacks lost to a full stack map: %,d%n",
                         w.entryVerified(), w.continuationVerified(), w.loadSeconds(), w.tables(), w.rows(), w.bytes(),
                         w.rows() == 0 ? 0.0 : (double) w.bytes() / w.rows(), w.buildSeconds(), w.lostStacks());
+                if (w.worker() != null) {
+                    Sampler.Worker k = w.worker();
+                    err.printf(Locale.ROOT, "  unwind worker: %,d wake-ups, %,d reads of process maps, %,d holds of the command,"
+                                    + " %,d tables freed (no process maps their file any more), %,d files without unwind rows,"
+                                    + " %,d errors%n",
+                            k.wakeups(), k.reads(), k.holds(), k.freedTables(), k.noRows(), k.errorCount());
+                }
             }
         }
         err.flush();

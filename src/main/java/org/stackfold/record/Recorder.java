@@ -127,6 +127,7 @@ public final class Recorder {
                 }
                 CommandLauncher.resume(child);
             } else {
+                sampler.refreshRunning(options.pids()); // the walker knows them before their first sample
                 sampler.attachAllCpus(options.frequency());
             }
             long start = System.nanoTime();

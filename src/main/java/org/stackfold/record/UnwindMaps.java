@@ -21,18 +21,22 @@ import org.stackfold.record.bpf.ErrnoException;
 /**
  * The walker's view of processes, kept in the kernel: one inner {@code ARRAY} of rows per ELF file in
  * the {@code ARRAY_OF_MAPS} {@code tables} (filled through {@code mmap}), and an {@code LPM_TRIE} of
- * (pid, address) → {start, end, bias, table, rows, kind} for every executable mapping of every
+ * (pid, address) → {start, end, bias, table, rows, kind, exec} for every executable mapping of every
  * process seen, each mapping split into aligned power-of-two prefixes. A process is (re)read when
- * the walker reports an address it has no mapping for (the {@code unknown} map: a new process, a
- * {@code dlopen}, an {@code exec}); its old prefixes are removed first, so a process that execs is
- * never walked with the maps of the program it was. Tables stay loaded for the whole recording.
- * Not thread-safe: one thread (the {@link Sampler}'s unwind worker) calls it, under its lock.
+ * the walker reports an address it has no mapping for or the process execs (the {@code unknown} map:
+ * a new process, a {@code dlopen}, an {@code exec}); each mapping carries the exec count it was read
+ * under, so a process that execs is never walked with the maps of the program it was. A process that
+ * ends (the {@code exited} map) loses its prefixes, and a file's table is freed when no process maps
+ * it any more; its slot is reused once the 4,096 are all used. Errors are counted ({@link #errors}),
+ * never thrown at the walker. Not thread-safe: one thread (the {@link Sampler}'s unwind worker) calls
+ * it, under its lock.
  */
 final class UnwindMaps implements AutoCloseable {
     static final int TABLES = 4096;
     static final int LPM_ENTRIES = 1 << 18;
     static final int UNKNOWN_ENTRIES = 4096;
     static final int TRACKED_ENTRIES = 65536;
+    static final int EXITED_ENTRIES = 4096;
 
     private final UnwindRowSource source;
     private final BpfMap template;
@@ -41,6 +45,18 @@ final class UnwindMaps implements AutoCloseable {
     final BpfMap unknown;
     /** pid → 1 for every process with prefixes in the trie (the exec program flags only these). */
     final BpfMap tracked;
+    /** pid → pid for every tracked process whose main thread ended ({@link ExecProgram#exit}). */
+    final BpfMap exited;
+    /**
+     * pid → holds left (u64) for the command the recorder started: the walker stops it (SIGSTOP) when it
+     * meets code whose maps the worker has not read, the exec program at each exec; the worker sends
+     * SIGCONT once it has read them. {@code stopped}: pid → pid of each process so stopped.
+     */
+    final BpfMap held;
+    final BpfMap stopped;
+    static final int HOLD_BUDGET = 64;
+    /** pid → execs so far ({@link ExecProgram}); null: none counted. */
+    private final BpfMap execs;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment key4 = arena.allocate(8, 8);
     private final MemorySegment next4 = arena.allocate(8, 8);
@@ -54,8 +70,25 @@ final class UnwindMaps implements AutoCloseable {
 
     private static final Table NONE = new Table(-1, 0);
     private final Map<String, Table> files = new HashMap<>();
-    private final Map<Integer, List<byte[]>> prefixes = new HashMap<>();
-    private final Map<Integer, String> lastMaps = new HashMap<>();
+    /** One executable line of a process's maps as it is in the trie: its prefixes and its file (or null). */
+    private record Line(List<byte[]> keys, String file) {
+    }
+
+    /** A process as last read: the exec count its mappings are stamped with, its lines by maps text. */
+    private record Proc(int exec, Map<String, Line> lines) {
+    }
+
+    private final Map<Integer, Proc> procs = new HashMap<>();
+    /** file (device:inode) → how many processes map it. */
+    private final Map<String, Integer> users = new HashMap<>();
+    /** Table ids freed, reused oldest first once every id has been handed out. */
+    private final java.util.ArrayDeque<Integer> freeIds = new java.util.ArrayDeque<>();
+    private int liveTables;
+    private long freedTables;
+    private long reads, trieFull, tablesFull, noRows;
+    /** Errors by what failed (reading maps, ELF headers, BPF map updates...), with the last message. */
+    private final Map<String, Long> errors = new java.util.TreeMap<>();
+    private String lastError;
     /** Program headers by device:inode of the files seen (a refresh reads only the maps text). */
     private final Map<String, ElfHeaders> headers = new HashMap<>();
     private Table vdso;
@@ -65,17 +98,25 @@ final class UnwindMaps implements AutoCloseable {
     private long buildNanos;
 
     UnwindMaps(UnwindRowSource source) throws ErrnoException {
+        this(source, null);
+    }
+
+    UnwindMaps(UnwindRowSource source, BpfMap execs) throws ErrnoException {
         this.source = source;
-        BpfMap t = null, o = null, l = null;
+        this.execs = execs;
+        BpfMap t = null, o = null, l = null, u = null, k = null;
         try {
             t = BpfMap.create("sf_row_tmpl", Bpf.MAP_TYPE_ARRAY, 4, 8, 1, Bpf.F_INNER_MAP | Bpf.F_MMAPABLE, -1);
             o = BpfMap.create("sf_tables", Bpf.MAP_TYPE_ARRAY_OF_MAPS, 4, 4, TABLES, 0, t.fd());
             l = BpfMap.create("sf_mappings", Bpf.MAP_TYPE_LPM_TRIE, WalkerProgram.LPM_KEY_SIZE,
                     WalkerProgram.MAPPING_SIZE, LPM_ENTRIES, Bpf.F_NO_PREALLOC, -1);
-            unknown = BpfMap.create("sf_unknown", Bpf.MAP_TYPE_HASH, 4, 4, UNKNOWN_ENTRIES);
-            tracked = BpfMap.create("sf_tracked", Bpf.MAP_TYPE_HASH, 4, 4, TRACKED_ENTRIES);
+            u = BpfMap.create("sf_unknown", Bpf.MAP_TYPE_HASH, 4, 4, UNKNOWN_ENTRIES);
+            k = BpfMap.create("sf_tracked", Bpf.MAP_TYPE_HASH, 4, 4, TRACKED_ENTRIES);
+            exited = BpfMap.create("sf_exited", Bpf.MAP_TYPE_HASH, 4, 4, EXITED_ENTRIES);
+            held = BpfMap.create("sf_held", Bpf.MAP_TYPE_HASH, 4, 8, 16);
+            stopped = BpfMap.create("sf_stopped", Bpf.MAP_TYPE_HASH, 4, 4, 16);
         } catch (ErrnoException e) {
-            for (BpfMap m : new BpfMap[] {l, o, t}) {
+            for (BpfMap m : new BpfMap[] {k, u, l, o, t}) {
                 if (m != null) {
                     m.close();
                 }
@@ -85,6 +126,8 @@ final class UnwindMaps implements AutoCloseable {
         template = t;
         tables = o;
         lpm = l;
+        unknown = u;
+        tracked = k;
     }
 
     /** Rows loaded into the kernel, their bytes (8 a row, pages rounded up) and the time spent building them. */
@@ -96,9 +139,55 @@ final class UnwindMaps implements AutoCloseable {
         return bytes;
     }
 
+    /** Tables loaded now, and freed since the start (their files no longer mapped). */
     int tables() {
-        return nextId;
+        return liveTables;
     }
+
+    long freedTables() {
+        return freedTables;
+    }
+
+    /** Processes whose maps were read (each read of /proc/PID/maps that changed something counts once). */
+    long reads() {
+        return reads;
+    }
+
+    /** Prefixes the trie had no room for; files that got no table because all 4,096 slots were in use. */
+    long trieFull() {
+        return trieFull;
+    }
+
+    long tablesFull() {
+        return tablesFull;
+    }
+
+    /** Files mapped executable for which no rows could be built (no .eh_frame, unreadable). */
+    long noRows() {
+        return noRows;
+    }
+
+    /** Worker errors by what failed, in name order. */
+    Map<String, Long> errors() {
+        return new java.util.TreeMap<>(errors);
+    }
+
+    String lastError() {
+        return lastError;
+    }
+
+    /** Counts an error the worker met (it goes on; the samples it concerns end with a status saying so). */
+    void error(String what, Exception e) {
+        errors.merge(what, 1L, Long::sum);
+        lastError = what + ": " + e.getMessage();
+        if (DEBUG) {
+            System.err.println("stackfold unwind worker: " + lastError);
+            e.printStackTrace();
+        }
+    }
+
+    /** STACKFOLD_DEBUG_UNWIND=1: each read of a process's maps and each worker error on stderr (docs/record.md). */
+    static final boolean DEBUG = System.getenv("STACKFOLD_DEBUG_UNWIND") != null;
 
     double buildSeconds() {
         return buildNanos / 1e9;
@@ -113,9 +202,13 @@ final class UnwindMaps implements AutoCloseable {
                 // The key /proc/PID/maps gives the same file: "major:minor inode" in hex as the kernel prints it.
                 long major = (dev >>> 8) & 0xfff | (dev >>> 32) & ~0xfffL;
                 long minor = dev & 0xff | (dev >>> 12) & ~0xffL;
-                table(String.format("%02x:%02x:%d", major, minor, ino), p, p.toString());
+                String id = String.format("%02x:%02x:%d", major, minor, ino);
+                table(id, p, p.toString());
+                if (!headers.containsKey(id)) {
+                    headers.put(id, ElfHeaders.read(p)); // the first read of its maps after exec needs only the text
+                }
             } catch (IOException | RuntimeException e) {
-                // Its table is built when it is mapped, or never.
+                error("reading a command's file", e); // its table is built when it is mapped
             }
         }
     }
@@ -128,9 +221,14 @@ final class UnwindMaps implements AutoCloseable {
         long t0 = System.nanoTime();
         t = NONE;
         try {
-            t = load(source.rows(open, name));
+            MemorySegment r = source.rows(open, name);
+            if (r == null || r.byteSize() < 8) {
+                noRows++;
+            }
+            t = load(r);
         } catch (IOException | RuntimeException e) {
             // No table: its frames end with "no table" and the accounting counts them.
+            error("building unwind tables", e);
         }
         buildNanos += System.nanoTime() - t0;
         files.put(id, t);
@@ -138,114 +236,212 @@ final class UnwindMaps implements AutoCloseable {
     }
 
     private Table load(MemorySegment r) throws ErrnoException {
-        if (r == null || r.byteSize() < 8 || nextId >= TABLES) {
+        if (r == null || r.byteSize() < 8) {
+            return NONE;
+        }
+        if (nextId >= TABLES && freeIds.isEmpty()) {
+            tablesFull++;
             return NONE;
         }
         int n = (int) Math.min(r.byteSize() / 8, WalkerProgram.MAX_ROWS);
         try (BpfMap inner = BpfMap.create("sf_rows", Bpf.MAP_TYPE_ARRAY, 4, 8, n, Bpf.F_INNER_MAP | Bpf.F_MMAPABLE, -1)) {
             inner.writeMapped(r.asSlice(0, (long) n * 8));
-            int id = nextId++;
+            // A freed id is reused only when all are taken: a walk that read a mapping just before its
+            // process's prefixes went cannot then meet another file's rows under the old id.
+            int id = nextId < TABLES ? nextId++ : freeIds.removeFirst();
             key4.set(ValueLayout.JAVA_INT, 0, id);
             val4.set(ValueLayout.JAVA_INT, 0, inner.fd());
             tables.update(key4, val4, Bpf.ANY);
             rows += n;
-            bytes += ((long) n * 8 + 4095) / 4096 * 4096;
+            bytes += pageBytes(n);
+            liveTables++;
             return new Table(id, n);
         }
     }
 
+    private static long pageBytes(int rows) {
+        return ((long) rows * 8 + 4095) / 4096 * 4096;
+    }
+
+    /** One fewer process maps {@code file}; at none its table is freed (the vDSO's and prepared ones stay). */
+    private void release(String file) throws ErrnoException {
+        Integer n = users.get(file);
+        if (n == null) {
+            return;
+        }
+        if (n > 1) {
+            users.put(file, n - 1);
+            return;
+        }
+        users.remove(file);
+        headers.remove(file);
+        Table t = files.remove(file);
+        if (t == null || t == NONE) {
+            return;
+        }
+        key4.set(ValueLayout.JAVA_INT, 0, t.id());
+        tables.delete(key4); // the inner map goes once no program holds it
+        freeIds.addLast(t.id());
+        rows -= t.rows();
+        bytes -= pageBytes(t.rows());
+        liveTables--;
+        freedTables++;
+    }
+
+    /** Holds {@code pid} (the command the recorder started) whenever the walker meets code it has no mapping for. */
+    void hold(int pid) throws ErrnoException {
+        key4.set(ValueLayout.JAVA_INT, 0, pid);
+        val4.set(ValueLayout.JAVA_LONG, 0, HOLD_BUDGET);
+        held.update(key4, val4, Bpf.ANY);
+    }
+
+    /** Holds no process any more (the recording ends). */
+    void holdNone() throws ErrnoException {
+        take(held);
+    }
+
+    /** Pids the programs stopped since the last call (each once): the caller sends them SIGCONT. */
+    List<Integer> takeStopped() throws ErrnoException {
+        return take(stopped);
+    }
+
+    /** Pids whose main thread ended since the last call (each once). */
+    List<Integer> takeExited() throws ErrnoException {
+        return take(exited);
+    }
+
     /** Pids the walker found an address without mapping for since the last call (each read once). */
     List<Integer> takeUnknown() throws ErrnoException {
+        return take(unknown);
+    }
+
+    private List<Integer> take(BpfMap set) throws ErrnoException {
         List<Integer> pids = new ArrayList<>();
         MemorySegment cur = key4, next = next4;
-        boolean more = unknown.nextKey(null, cur);
+        boolean more = set.nextKey(null, cur);
         while (more) {
             pids.add(cur.get(ValueLayout.JAVA_INT, 0));
-            more = unknown.nextKey(cur, next);
+            more = set.nextKey(cur, next);
             MemorySegment t = cur;
             cur = next;
             next = t;
         }
         for (int pid : pids) {
             key4.set(ValueLayout.JAVA_INT, 0, pid);
-            unknown.delete(key4);
+            set.delete(key4);
         }
         return pids;
     }
 
     /**
-     * Reads the process's executable mappings and replaces its prefixes in the trie when they
-     * changed; a process that is gone loses its prefixes. Returns false when it is gone.
+     * Reads the process's executable mappings and replaces its prefixes in the trie when they (or its
+     * exec count) changed; a process that is gone loses its prefixes. Returns false when it is gone.
      */
     boolean refresh(int pid) throws ErrnoException {
-        String text;
-        try {
-            text = Files.readString(Path.of("/proc/" + pid + "/maps"));
-        } catch (IOException | RuntimeException e) {
+        // The exec count first: maps read after it belong to this program or a later one, never an earlier.
+        long t0 = System.nanoTime();
+        int exec = execCount(pid);
+        String text = maps(pid);
+        if (text == null) {
             forget(pid);
             return false;
         }
-        // Only the executable lines matter: the heap and stacks change all the time.
-        StringBuilder exec = new StringBuilder();
-        List<long[]> values = new ArrayList<>();
-        for (String line : text.split("\n")) {
-            int sp = line.indexOf(' ');
-            if (sp > 0 && sp + 3 < line.length() && line.charAt(sp + 3) == 'x') {
-                exec.append(line).append('\n');
+        Proc old = procs.get(pid);
+        if (old != null && old.exec() != exec) {
+            forget(pid); // all its mappings were the program it was; drop them before adding the new
+            old = null;
+        }
+        Map<String, Line> before = old == null ? Map.of() : old.lines();
+        // Only the executable lines matter (the heap and stacks change all the time), and only the lines
+        // that changed cost anything: a dlopen adds one or two prefixes, not the whole process again.
+        Map<String, Line> now = new java.util.LinkedHashMap<>();
+        List<String> added = new ArrayList<>();
+        int at = 0;
+        while (at < text.length()) {
+            int nl = text.indexOf('\n', at);
+            if (nl < 0) {
+                nl = text.length();
             }
-        }
-        String execText = exec.toString();
-        if (execText.equals(lastMaps.get(pid))) {
-            return true;
-        }
-        for (String line : execText.split("\n")) {
-            long[] v = line.isEmpty() ? null : mapping(pid, line);
-            if (v != null) {
-                values.add(v);
-            }
-        }
-        // New prefixes go in before stale ones go out, so no walk finds the process half-mapped.
-        List<byte[]> keys = new ArrayList<>();
-        java.util.Set<String> fresh = new java.util.HashSet<>();
-        for (long[] v : values) {
-            lpmValue.set(ValueLayout.JAVA_LONG, 0, v[0]);
-            lpmValue.set(ValueLayout.JAVA_LONG, 8, v[1]);
-            lpmValue.set(ValueLayout.JAVA_LONG, 16, v[2]);
-            lpmValue.set(ValueLayout.JAVA_INT, 24, (int) v[3]);
-            lpmValue.set(ValueLayout.JAVA_INT, 28, (int) v[4]);
-            lpmValue.set(ValueLayout.JAVA_INT, 32, (int) v[5]);
-            lpmValue.set(ValueLayout.JAVA_INT, 36, 0);
-            for (long[] p : prefixes(v[0], v[1])) {
-                byte[] k = lpmKey(pid, p[0], (int) p[1]);
-                MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
-                try {
-                    lpm.update(lpmKey, lpmValue, Bpf.ANY);
-                    keys.add(k);
-                    fresh.add(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1));
-                } catch (ErrnoException e) {
-                    if (e.errno() != ErrnoException.ENOSPC && e.errno() != ErrnoException.E2BIG) {
-                        throw e;
-                    }
+            int sp = text.indexOf(' ', at);
+            if (sp > at && sp + 3 < nl && text.charAt(sp + 3) == 'x') {
+                String line = text.substring(at, nl);
+                Line l = before.get(line);
+                if (l != null) {
+                    now.put(line, l);
+                } else {
+                    added.add(line);
                 }
             }
+            at = nl + 1;
         }
-        List<byte[]> old = prefixes.remove(pid);
-        if (old != null) {
-            for (byte[] k : old) {
+        if (added.isEmpty() && now.size() == before.size()) {
+            return true;
+        }
+        reads++;
+        java.util.Set<String> fresh = new java.util.HashSet<>();
+        int prefixCount = 0;
+        for (String line : added) {
+            String[] file = new String[1];
+            long[] v = mapping(pid, line, file);
+            List<byte[]> keys = new ArrayList<>();
+            if (v != null) {
+                lpmValue.set(ValueLayout.JAVA_LONG, 0, v[0]);
+                lpmValue.set(ValueLayout.JAVA_LONG, 8, v[1]);
+                lpmValue.set(ValueLayout.JAVA_LONG, 16, v[2]);
+                lpmValue.set(ValueLayout.JAVA_INT, 24, (int) v[3]);
+                lpmValue.set(ValueLayout.JAVA_INT, 28, (int) v[4]);
+                lpmValue.set(ValueLayout.JAVA_INT, 32, (int) v[5]);
+                lpmValue.set(ValueLayout.JAVA_INT, WalkerProgram.MAPPING_EXEC, exec);
+                for (long[] p : prefixes(v[0], v[1])) {
+                    byte[] k = lpmKey(pid, p[0], (int) p[1]);
+                    MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
+                    try {
+                        lpm.update(lpmKey, lpmValue, Bpf.ANY);
+                        keys.add(k);
+                        fresh.add(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1));
+                    } catch (ErrnoException e) {
+                        if (e.errno() != ErrnoException.ENOSPC && e.errno() != ErrnoException.E2BIG) {
+                            throw e;
+                        }
+                        trieFull++;
+                    }
+                }
+                prefixCount += keys.size();
+                if (DEBUG) {
+                    System.err.println("  " + Long.toHexString(v[0]) + "-" + Long.toHexString(v[1]) + " bias "
+                            + Long.toHexString(v[2]) + " table " + v[3] + " rows " + v[4] + " kind " + v[5]);
+                }
+            }
+            now.put(line, new Line(keys, file[0]));
+        }
+        // New prefixes went in before stale ones go out, so no walk finds the process half-mapped.
+        for (Map.Entry<String, Line> e : before.entrySet()) {
+            if (now.containsKey(e.getKey())) {
+                continue;
+            }
+            for (byte[] k : e.getValue().keys()) {
                 if (!fresh.contains(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1))) {
                     MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
                     lpm.delete(lpmKey);
                 }
             }
         }
-        prefixes.put(pid, keys);
-        lastMaps.put(pid, execText);
-        if (System.getenv("STACKFOLD_DEBUG_UNWIND") != null) {
-            System.err.println("unwind: pid " + pid + ": " + values.size() + " mappings, " + keys.size() + " prefixes");
-            for (long[] v : values) {
-                System.err.println("  " + Long.toHexString(v[0]) + "-" + Long.toHexString(v[1]) + " bias "
-                        + Long.toHexString(v[2]) + " table " + v[3] + " rows " + v[4] + " kind " + v[5]);
+        procs.put(pid, new Proc(exec, now));
+        java.util.Set<String> filesBefore = files(before), filesNow = files(now);
+        for (String f : filesNow) {
+            if (!filesBefore.contains(f)) {
+                users.merge(f, 1, Integer::sum);
             }
+        }
+        for (String f : filesBefore) {
+            if (!filesNow.contains(f)) {
+                release(f);
+            }
+        }
+        if (DEBUG) {
+            System.err.println("unwind: pid " + pid + " (exec " + exec + "): " + added.size() + " new of "
+                    + now.size() + " mappings, " + prefixCount + " new prefixes, " + liveTables + " tables, "
+                    + (System.nanoTime() - t0) / 1000 + " us");
         }
         key4.set(ValueLayout.JAVA_INT, 0, pid);
         val4.set(ValueLayout.JAVA_INT, 0, 1);
@@ -253,9 +449,53 @@ final class UnwindMaps implements AutoCloseable {
         return true;
     }
 
+    private static java.util.Set<String> files(Map<String, Line> lines) {
+        java.util.Set<String> files = new java.util.HashSet<>();
+        for (Line l : lines.values()) {
+            if (l.file() != null) {
+                files.add(l.file());
+            }
+        }
+        return files;
+    }
+
+    /**
+     * The process's maps: /proc/PID/maps, or a live thread's when the main thread has ended (its own
+     * then reads empty); null when the process is gone or has no memory any more (it is exiting).
+     */
+    private static String maps(int pid) {
+        try {
+            String text = Files.readString(Path.of("/proc/" + pid + "/maps"));
+            if (!text.isEmpty()) {
+                return text;
+            }
+            try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+                for (Path t : (Iterable<Path>) tasks::iterator) {
+                    if (!t.getFileName().toString().equals(Integer.toString(pid))) {
+                        String m = Files.readString(t.resolve("maps"));
+                        if (!m.isEmpty()) {
+                            return m;
+                        }
+                    }
+                }
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private int execCount(int pid) throws ErrnoException {
+        if (execs == null) {
+            return 0;
+        }
+        key4.set(ValueLayout.JAVA_INT, 0, pid);
+        return execs.lookup(key4, val4) ? val4.get(ValueLayout.JAVA_INT, 0) : 0;
+    }
+
     /** Drops the prefixes of processes that have exited. */
     void forgetExited() throws ErrnoException {
-        for (Iterator<Integer> it = new ArrayList<>(prefixes.keySet()).iterator(); it.hasNext(); ) {
+        for (Iterator<Integer> it = new ArrayList<>(procs.keySet()).iterator(); it.hasNext(); ) {
             int pid = it.next();
             if (!Files.exists(Path.of("/proc/" + pid))) {
                 forget(pid);
@@ -263,21 +503,47 @@ final class UnwindMaps implements AutoCloseable {
         }
     }
 
-    private void forget(int pid) throws ErrnoException {
-        lastMaps.remove(pid);
+    /** A process whose main thread ended: forgotten when it has no memory left, else read again. */
+    void exited(int pid) throws ErrnoException {
+        if (maps(pid) == null) {
+            forget(pid);
+        } else {
+            refresh(pid);
+        }
+    }
+
+    void forget(int pid) throws ErrnoException {
         key4.set(ValueLayout.JAVA_INT, 0, pid);
         tracked.delete(key4);
-        List<byte[]> old = prefixes.remove(pid);
-        if (old != null) {
-            for (byte[] k : old) {
+        Proc old = procs.remove(pid);
+        if (old == null) {
+            return;
+        }
+        for (Line l : old.lines().values()) {
+            for (byte[] k : l.keys()) {
                 MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
                 lpm.delete(lpmKey);
             }
         }
+        for (String f : files(old.lines())) {
+            release(f);
+        }
     }
 
-    /** {start, end, bias, table, rows, kind} of an executable line of /proc/PID/maps, or null. */
-    private long[] mapping(int pid, String line) {
+    /** Processes with prefixes in the trie, and the prefixes. */
+    int processes() {
+        return procs.size();
+    }
+
+    long prefixCount() {
+        return procs.values().stream().flatMap(p -> p.lines().values().stream()).mapToLong(l -> l.keys().size()).sum();
+    }
+
+    /**
+     * {start, end, bias, table, rows, kind} of an executable line of /proc/PID/maps, or null; the
+     * file's device:inode goes into {@code file[0]}.
+     */
+    private long[] mapping(int pid, String line, String[] file) {
         String[] f = line.split("\\s+", 6);
         if (f.length < 5 || f[1].length() < 4 || f[1].charAt(2) != 'x') {
             return null;
@@ -319,8 +585,12 @@ final class UnwindMaps implements AutoCloseable {
                 return null;
             }
             String name = path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path;
+            file[0] = inode;
             return entry(start, end, bias, table(inode, open, name));
+        } catch (java.nio.file.NoSuchFileException e) {
+            return null; // unmapped (or the process gone) since its maps were read: the next read sees it
         } catch (IOException | RuntimeException e) {
+            error("reading a mapped file's ELF headers", e);
             return null;
         }
     }
@@ -356,6 +626,9 @@ final class UnwindMaps implements AutoCloseable {
 
     @Override
     public void close() {
+        stopped.close();
+        held.close();
+        exited.close();
         tracked.close();
         unknown.close();
         lpm.close();

@@ -62,8 +62,13 @@ public final class WalkerProgram {
 
     /** LPM value kinds: a file with a table, code no file covers (frame-pointer step), a file without a table yet. */
     public static final int KIND_TABLE = 0, KIND_FP = 1, KIND_NO_TABLE = 2;
-    /** LPM value: {@code start u64, end u64, bias u64, table u32, rows u32, kind u32, pad u32}. */
+    /**
+     * LPM value: {@code start u64, end u64, bias u64, table u32, rows u32, kind u32, exec u32}; exec: the
+     * process's exec count ({@link ExecProgram}) when its maps were read; a mapping read before the
+     * process's last exec is no mapping.
+     */
     public static final int MAPPING_SIZE = 40;
+    static final int MAPPING_EXEC = 36;
     /** LPM key: {@code prefixlen u32, pid u32 big-endian, address u64 big-endian}. */
     public static final int LPM_KEY_SIZE = 16;
 
@@ -93,7 +98,8 @@ public final class WalkerProgram {
     /** Map descriptors baked into the programs. */
     public record Spec(int countsFd, int kstacks0Fd, int kstacks1Fd, int ustacks0Fd, int ustacks1Fd, int statsFd,
                        int pidFilterFd, int scratchFd, int progsFd, int lpmFd, int tablesFd, int unknownFd, int execsFd,
-                       boolean includeIdle, boolean perThread, boolean kernelStacks) {
+                       int wakeFd, int heldFd, int stoppedFd, boolean includeIdle, boolean perThread,
+                       boolean kernelStacks) {
     }
 
     private WalkerProgram() {
@@ -229,7 +235,7 @@ public final class WalkerProgram {
 
     /** FRAMES_PER_PROGRAM frames, then a tail call to the continuation (while allowed), else the depth status. */
     private static void walk(BpfAssembler a, Spec s, BpfAssembler.Label finish) {
-        Statuses st = new Statuses(a);
+        Statuses st = new Statuses(a, s);
         for (int i = 0; i < FRAMES_PER_PROGRAM; i++) {
             BpfAssembler.Label next = a.label("frame" + (i + 1));
             frame(a, s, st, next);
@@ -243,13 +249,19 @@ public final class WalkerProgram {
         st.bind(finish);
     }
 
-    /** Shared "set the status and finish" blocks, one per status a frame can end with. */
+    /**
+     * Shared "set the status and finish" blocks, one per status a frame can end with. "No mapping"
+     * also asks user space to read the process's maps: the pid goes into {@code unknown} and, when it
+     * was not there yet, a record into the ring buffer wakes the unwind worker ({@link UnwindDoorbell}).
+     */
     private static final class Statuses {
         private final BpfAssembler a;
+        private final Spec s;
         private final BpfAssembler.Label[] labels = new BpfAssembler.Label[STATUSES];
 
-        Statuses(BpfAssembler a) {
+        Statuses(BpfAssembler a, Spec s) {
             this.a = a;
+            this.s = s;
         }
 
         BpfAssembler.Label label(int status) {
@@ -264,6 +276,14 @@ public final class WalkerProgram {
                 if (labels[i] != null) {
                     a.bind(labels[i]);
                     a.stW(R6, STATUS, i);
+                    if (i == NO_MAPPING) {
+                        BpfAssembler.Label rung = a.label("rung");
+                        ringOnce(a, s.unknownFd(), s.wakeFd(), R6, KEY + WalkKey.PID, rung);
+                        a.bind(rung);
+                        if (s.heldFd() >= 0) {
+                            hold(a, s.heldFd(), s.stoppedFd(), s.wakeFd(), R6, KEY + WalkKey.PID, true, finish);
+                        }
+                    }
                     a.ja(finish);
                 }
             }
@@ -273,7 +293,6 @@ public final class WalkerProgram {
     private static void frame(BpfAssembler a, Spec s, Statuses st, BpfAssembler.Label next) {
         BpfAssembler.Label exactPc = a.label("exact");
         BpfAssembler.Label lpm = a.label("lpm");
-        BpfAssembler.Label found = a.label("found");
         BpfAssembler.Label mapped = a.label("mapped");
         BpfAssembler.Label fpStep = a.label("fp");
         BpfAssembler.Label searched = a.label("searched");
@@ -312,12 +331,10 @@ public final class WalkerProgram {
         a.mov(R2, R8).toBigEndian(R2, 64).stxDW(R6, LPM + 8, R2);
         a.ldMapFd(R1, s.lpmFd()).mov(R2, R6).addImm(R2, LPM);
         a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);
-        a.jneImm(R0, 0, found);
-        // No mapping: tell user space to read this process's maps again.
-        a.ldMapFd(R1, s.unknownFd()).mov(R2, R6).addImm(R2, KEY + WalkKey.PID).mov(R3, R2).movImm(R4, Bpf.ANY);
-        a.call(Bpf.FUNC_MAP_UPDATE_ELEM);
-        a.ja(st.label(NO_MAPPING));
-        a.bind(found);
+        a.jeqImm(R0, 0, st.label(NO_MAPPING));
+        // Read before the process's last exec: the maps of the program it was.
+        a.ldxW(R1, R0, MAPPING_EXEC).ldxW(R2, R6, KEY + WalkKey.EXEC);
+        a.jne(R1, R2, st.label(NO_MAPPING));
         for (int off = 0; off < MAPPING_SIZE; off += 8) {
             a.ldxDW(R1, R0, off).stxDW(R6, M_START + off, R1);
         }
@@ -415,6 +432,50 @@ public final class WalkerProgram {
         a.ldxDW(R1, R6, READ2).stxDW(R6, IP, R1);
         a.addImm(R8, 16).stxDW(R6, SP, R8);
         a.ja(next);
+    }
+
+    /**
+     * {@code if (update(set, pid at base+off, NOEXIST) == 0) ringbuf_output(wake, pid, 4, FORCE_WAKEUP)}:
+     * a pid for the unwind worker, and its wake-up the first time only. Clobbers R0-R5; goes on at
+     * {@code done} (shared with {@link ExecProgram}).
+     */
+    static void ringOnce(BpfAssembler a, int setFd, int wakeFd, int base, int off, BpfAssembler.Label done) {
+        a.ldMapFd(R1, setFd).mov(R2, base).addImm(R2, off).mov(R3, R2).movImm(R4, Bpf.NOEXIST);
+        a.call(Bpf.FUNC_MAP_UPDATE_ELEM);
+        a.jneImm(R0, 0, done);
+        a.ldMapFd(R1, wakeFd).mov(R2, base).addImm(R2, off).movImm(R3, 4).movImm(R4, Bpf.RB_FORCE_WAKEUP);
+        a.call(Bpf.FUNC_RINGBUF_OUTPUT);
+    }
+
+    /** SIGSTOP, for {@link #hold}. */
+    static final int SIGSTOP = 19;
+
+    /**
+     * A launched command the worker has not read yet is held: {@code if (held[pid] (budget left) &&
+     * update(stopped, pid, NOEXIST) == 0) { send_signal(SIGSTOP); ring }}; the worker reads its maps and
+     * sends SIGCONT ({@link Sampler}). Only the command the recorder started is ever in {@code held}.
+     * With {@code budget}, each hold takes one from the pid's budget (a walk that misses for another
+     * reason must not stop the command at every sample). Clobbers R0-R5; goes on at {@code done}.
+     */
+    static void hold(BpfAssembler a, int heldFd, int stoppedFd, int wakeFd, int base, int off, boolean budget,
+                     BpfAssembler.Label done) {
+        a.ldMapFd(R1, heldFd).mov(R2, base).addImm(R2, off);
+        a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);
+        a.jeqImm(R0, 0, done);
+        if (budget) {
+            BpfAssembler.Label left = a.label("budgetLeft");
+            a.ldxDW(R1, R0, 0);
+            a.jsgtImm(R1, 0, left);
+            a.ja(done);
+            a.bind(left);
+            a.movImm(R1, -1).atomicAddDW(R0, 0, R1);
+        }
+        a.ldMapFd(R1, stoppedFd).mov(R2, base).addImm(R2, off).mov(R3, R2).movImm(R4, Bpf.NOEXIST);
+        a.call(Bpf.FUNC_MAP_UPDATE_ELEM);
+        a.jneImm(R0, 0, done);
+        a.movImm(R1, SIGSTOP).call(Bpf.FUNC_SEND_SIGNAL);
+        a.ldMapFd(R1, wakeFd).mov(R2, base).addImm(R2, off).movImm(R3, 4).movImm(R4, Bpf.RB_FORCE_WAKEUP);
+        a.call(Bpf.FUNC_RINGBUF_OUTPUT);
     }
 
     /** Stores the stack once per generation and counts the key (as {@link SamplingProgram} counts). */

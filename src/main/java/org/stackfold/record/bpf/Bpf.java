@@ -27,6 +27,8 @@ public final class Bpf {
     public static final int MAP_TYPE_PERCPU_ARRAY = 6;
     public static final int MAP_TYPE_LPM_TRIE = 11;
     public static final int MAP_TYPE_ARRAY_OF_MAPS = 12;
+    /** A ring buffer the kernel writes and user space polls and reads through mmap (Linux 5.8). */
+    public static final int MAP_TYPE_RINGBUF = 27;
 
     /** map_flags: LPM tries must not preallocate. */
     public static final int F_NO_PREALLOC = 1;
@@ -48,6 +50,11 @@ public final class Bpf {
     public static final int FUNC_PROBE_READ_USER = 112;
     public static final int FUNC_GET_CURRENT_TASK_BTF = 158;
     public static final int FUNC_TASK_PT_REGS = 175;
+    public static final int FUNC_RINGBUF_OUTPUT = 130;
+    /** Sends a signal to the current process (Linux 5.3). */
+    public static final int FUNC_SEND_SIGNAL = 109;
+    /** bpf_ringbuf_output: wake the reader whatever its position. */
+    public static final int RB_FORCE_WAKEUP = 2;
 
     /** bpf_get_stackid: walk the user stack instead of the kernel's. */
     public static final int F_USER_STACK = 0x100;

@@ -45,9 +45,16 @@ public final class Syscalls {
 
     /** mmap(NULL, length, PROT_READ|PROT_WRITE, MAP_SHARED, fd, 0); the address. */
     public static long mmapShared(int fd, long length, String what) throws ErrnoException {
+        return mmapShared(fd, length, true, 0, what);
+    }
+
+    /** mmap(NULL, length, PROT_READ (| PROT_WRITE), MAP_SHARED, fd, offset); the address. */
+    public static long mmapShared(int fd, long length, boolean writable, long offset, String what)
+            throws ErrnoException {
         try {
             MemorySegment state = STATE.get();
-            long r = (long) SYSCALL6.invokeExact(state, SYS_MMAP, 0L, length, PROT_READ_WRITE, MAP_SHARED, (long) fd, 0L);
+            long r = (long) SYSCALL6.invokeExact(state, SYS_MMAP, 0L, length, writable ? PROT_READ_WRITE : 1L,
+                    MAP_SHARED, (long) fd, offset);
             if (r < 0 && r > -4096) {
                 throw new ErrnoException(what, (int) ERRNO.get(state, 0L));
             }
@@ -64,6 +71,53 @@ public final class Syscalls {
 
     public static void munmap(long address, long length) throws ErrnoException {
         call("munmap", SYS_MUNMAP, address, length, 0, 0, 0);
+    }
+
+    private static final long SYS_POLL = 7;
+    private static final long SYS_WRITE = 1;
+    private static final long SYS_EVENTFD2 = 290;
+    private static final int EINTR = 4;
+
+    /**
+     * poll(2) for POLLIN on {@code fds} ({@code timeoutMillis} &lt; 0: without a limit); which of them are
+     * readable, as bits (bit i: fds[i]); 0 on a timeout or an interrupted wait.
+     */
+    public static int pollIn(int[] fds, int timeoutMillis) throws ErrnoException {
+        MemorySegment p = POLL.get();
+        for (int i = 0; i < fds.length; i++) {
+            p.set(ValueLayout.JAVA_INT, i * 8L, fds[i]);
+            p.set(ValueLayout.JAVA_INT, i * 8L + 4, 1); // events = POLLIN, revents = 0
+        }
+        try {
+            call("poll", SYS_POLL, p.address(), fds.length, timeoutMillis, 0, 0);
+        } catch (ErrnoException e) {
+            if (e.errno() == EINTR) {
+                return 0;
+            }
+            throw e;
+        }
+        int ready = 0;
+        for (int i = 0; i < fds.length; i++) {
+            if (p.get(ValueLayout.JAVA_SHORT, i * 8L + 6) != 0) {
+                ready |= 1 << i;
+            }
+        }
+        return ready;
+    }
+
+    /** Up to 8 descriptors a thread. */
+    private static final ThreadLocal<MemorySegment> POLL = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 8));
+
+    /** A new eventfd (non-blocking, close-on-exec). */
+    public static int eventFd() throws ErrnoException {
+        return (int) call("eventfd2", SYS_EVENTFD2, 0, 0x800 | 0x80000, 0, 0, 0);
+    }
+
+    /** Adds 1 to an eventfd (wakes whoever polls it). */
+    public static void signal(int eventFd) throws ErrnoException {
+        MemorySegment one = POLL.get().asSlice(56, 8);
+        one.set(ValueLayout.JAVA_LONG, 0, 1);
+        call("writing an eventfd", SYS_WRITE, eventFd, one.address(), 8, 0, 0);
     }
 
     private Syscalls() {

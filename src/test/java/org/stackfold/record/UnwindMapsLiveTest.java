@@ -1,0 +1,116 @@
+package org.stackfold.record;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.stackfold.unwind.UnwindTables;
+
+/**
+ * The walker's maps follow processes as they come and go (issue 26): a process's executable mappings
+ * go into the trie with the tables of its files, a process that ends loses its prefixes, and a file's
+ * table is freed once no process maps it any more (so a long recording of a whole machine does not
+ * run out of the 4,096 table slots); a table shared with a live process stays. Real processes
+ * ({@code sleep}), real BPF maps; each state is waited for, never a duration. Skipped where eBPF is
+ * not allowed.
+ */
+class UnwindMapsLiveTest {
+    @Test
+    void tablesOfFilesNoProcessMapsAreFreed() throws Exception {
+        String missing = Privileges.missing();
+        assumeTrue(missing == null, missing);
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/sleep")), "no /usr/bin/sleep");
+        Path cache = Files.createTempDirectory("sf-unwind-cache");
+        try (UnwindMaps maps = new UnwindMaps(new TablesRowSource(new UnwindTables(cache)))) {
+            Process a = sleeper(), b = sleeper();
+            try {
+                assertThat(maps.refresh((int) a.pid())).isTrue();
+                int one = maps.tables();
+                // sleep, libc, ld.so (and the vDSO, which stays for the recording)
+                assertThat(one).as("tables for one sleep").isGreaterThanOrEqualTo(3);
+                assertThat(lpmEntries(maps)).isEqualTo(maps.prefixCount()).isPositive();
+                assertThat(maps.refresh((int) b.pid())).isTrue();
+                assertThat(maps.tables()).as("the same files: no new tables").isEqualTo(one);
+                assertThat(maps.processes()).isEqualTo(2);
+                assertThat(lpmEntries(maps)).isEqualTo(maps.prefixCount());
+
+                a.destroyForcibly().waitFor();
+                maps.exited((int) a.pid());
+                assertThat(maps.processes()).isEqualTo(1);
+                assertThat(maps.tables()).as("still mapped by the other sleep").isEqualTo(one);
+                assertThat(maps.freedTables()).isZero();
+                // Only b's prefixes are left (their number depends on where ASLR put its files).
+                assertThat(lpmEntries(maps)).isEqualTo(maps.prefixCount()).isPositive();
+
+                b.destroyForcibly().waitFor();
+                maps.exited((int) b.pid());
+                assertThat(maps.processes()).isZero();
+                assertThat(lpmEntries(maps)).as("trie entries left").isZero();
+                assertThat(maps.tables()).as("only the vDSO's table is left").isLessThanOrEqualTo(1);
+                assertThat(maps.freedTables()).isEqualTo(one - maps.tables());
+                assertThat(maps.errors()).isEmpty();
+
+                // A new process gets its tables again (from the freed slots' files, rebuilt).
+                Process c = sleeper();
+                try {
+                    assertThat(maps.refresh((int) c.pid())).isTrue();
+                    assertThat(maps.tables()).isEqualTo(one);
+                } finally {
+                    c.destroyForcibly().waitFor();
+                }
+                assertThat(maps.refresh((int) c.pid())).as("gone").isFalse();
+                assertThat(lpmEntries(maps)).isZero();
+            } finally {
+                a.destroyForcibly();
+                b.destroyForcibly();
+            }
+        } finally {
+            try (var s = Files.walk(cache)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /** A {@code sleep} that has exec'd (its maps are sleep's, not the JVM's fork): waited for, not timed. */
+    private static Process sleeper() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("/usr/bin/sleep", "300").start();
+        Path maps = Path.of("/proc/" + p.pid() + "/maps");
+        for (int i = 0; i < 10_000 && p.isAlive(); i++) {
+            String m = Files.readString(maps);
+            // Asleep with libc mapped: ld.so is done, the maps stay as they are.
+            if (m.contains("/sleep") && m.contains("libc") && state(p.pid()) == 'S') {
+                return p;
+            }
+            p.waitFor(1, TimeUnit.MILLISECONDS);
+        }
+        throw new AssertionError("sleep did not start");
+    }
+
+    private static char state(long pid) throws IOException {
+        String s = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        return s.charAt(s.lastIndexOf(')') + 2);
+    }
+
+    private static long lpmEntries(UnwindMaps maps) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cur = arena.allocate(WalkerProgram.LPM_KEY_SIZE, 8);
+            MemorySegment next = arena.allocate(WalkerProgram.LPM_KEY_SIZE, 8);
+            long n = 0;
+            boolean more = maps.lpm.nextKey(null, cur);
+            while (more) {
+                n++;
+                more = maps.lpm.nextKey(cur, next);
+                MemorySegment t = cur;
+                cur = next;
+                next = t;
+            }
+            return n;
+        }
+    }
+}
