@@ -89,6 +89,15 @@ final class RecordCommand implements Callable<Integer> {
                     + " or fp (frame pointers only, as perf -g).")
     String unwind;
 
+    @Option(names = "--lines", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = {"Python frames by line, file.py:function:line (default, as py-spy and CPython's sampler);",
+                    "--no-lines: by function (the line shown is the function's first)."})
+    boolean lines = true;
+
+    @Option(names = "--tachyon-naming", paramLabel = "STYLE",
+            description = "Python frame text: cpython (default, basename:function:line), function, file, line.")
+    String tachyonNaming;
+
     @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample"
             + " (and the walker's verified instructions and table memory).")
     boolean bpfStats;
@@ -164,7 +173,10 @@ final class RecordCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
         boolean profileOnStdout = output == null || output.equals("-");
-        Profile profile = transform.apply(record(options, err, bpfStats, inline, jvmAttach, profileOnStdout));
+        org.stackfold.format.tachyon.TachyonOptions.Naming naming = org.stackfold.format.tachyon.TachyonOptions.from(
+                FormatOptions.none().set("tachyon.naming", tachyonNaming == null ? "cpython" : tachyonNaming)).naming();
+        Profile profile = transform.apply(record(options, err, bpfStats, inline, jvmAttach, profileOnStdout, lines,
+                naming));
         try (AtomicOutput out = format == null ? AtomicOutput.open(output, Main.stdout()) : Outputs.open(output, format)) {
             if (html()) {
                 ViewerPage.write(ViewerData.of(profile), new ViewerPage.Options("CPU profile (stackfold record)",
@@ -191,13 +203,21 @@ final class RecordCommand implements Callable<Integer> {
         return record(options, err, bpfStats, inline, false, false);
     }
 
+    static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline, boolean jvmAttach,
+                          boolean commandStdoutToStderr) throws java.io.IOException {
+        return record(options, err, bpfStats, inline, jvmAttach, commandStdoutToStderr, true,
+                org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON);
+    }
+
     /**
      * As above; {@code jvmAttach} lets the recording start any JVM's attach listener, and
      * {@code commandStdoutToStderr} sends the recorded command's stdout to stderr (the profile is on stdout).
      */
     static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline, boolean jvmAttach,
-                          boolean commandStdoutToStderr) throws java.io.IOException {
-        Recording recording = new Recording(options).attachAnyJvm(jvmAttach).commandStdoutToStderr(commandStdoutToStderr);
+                          boolean commandStdoutToStderr, boolean pythonLines,
+                          org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming) throws java.io.IOException {
+        Recording recording = new Recording(options).attachAnyJvm(jvmAttach).commandStdoutToStderr(commandStdoutToStderr)
+                .python(pythonLines, pythonNaming);
         SignalHandler stop = sig -> recording.stop();
         SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);
         SignalHandler oldTerm = Signal.handle(new Signal("TERM"), stop);

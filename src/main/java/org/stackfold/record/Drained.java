@@ -21,6 +21,7 @@ public final class Drained {
     private final List<long[]> stacks = new ArrayList<>();
     private final Map<Stack, Integer> ids = new HashMap<>();
     private long lostToFullCountMap;
+    private PythonFrames python;
 
     void add(Window w) {
         if (!w.counts().isEmpty()) {
@@ -60,6 +61,15 @@ public final class Drained {
     /** The instruction pointers of a stack id from {@link #intern}, leaf first. */
     public long[] stack(int id) {
         return stacks.get(id);
+    }
+
+    void python(PythonFrames p) {
+        python = p;
+    }
+
+    /** The names of the Python frames in the stacks (null without the walker). */
+    public PythonFrames python() {
+        return python;
     }
 
     public long lostToFullCountMap() {

@@ -46,6 +46,7 @@ public final class Recorder {
     private final RecordOptions options;
     private final AtomicBoolean stop = new AtomicBoolean();
     private volatile boolean commandStdoutToStderr;
+    private boolean pythonLines = true;
 
     public Recorder(RecordOptions options) {
         this.options = options;
@@ -59,6 +60,11 @@ public final class Recorder {
         commandStdoutToStderr = yes;
     }
 
+    /** Python frames with their instruction (line-level, the default) or function-level ({@code --no-lines}). */
+    public void pythonLines(boolean yes) {
+        pythonLines = yes;
+    }
+
     /** Ends the recording at the next check (within ~50 ms); safe from a signal handler's thread. */
     public void stop() {
         stop.set(true);
@@ -69,7 +75,8 @@ public final class Recorder {
         Drained drained = new Drained();
         Set<Long> seen = new HashSet<>();
         try (Sampler sampler = new Sampler(options, stackEntries(options),
-                new TablesRowSource(new org.stackfold.unwind.UnwindTables()))) {
+                new TablesRowSource(new org.stackfold.unwind.UnwindTables()), pythonLines)) {
+            drained.python(sampler.python());
             if (measureProgram) {
                 sampler.enableRunTimeStats();
             }

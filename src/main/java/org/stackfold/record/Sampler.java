@@ -41,6 +41,8 @@ public final class Sampler implements AutoCloseable {
     private final MemorySegment execKey = arena.allocate(8, 8);
     private final MemorySegment execValue = arena.allocate(8, 8);
     private UnwindMaps unwind;
+    /** CPython detection, the Python program and the naming of its frames (null with the frame-pointer program). */
+    private PythonFrames python;
     private BpfProgram continuation;
     private long entryVerified, continuationVerified;
     private double loadSeconds;
@@ -72,6 +74,11 @@ public final class Sampler implements AutoCloseable {
      * DWARF unwinding of user stacks (and the kernel has what it needs), else the frame-pointer program.
      */
     public Sampler(RecordOptions options, int stackEntries, UnwindRowSource rows) throws IOException {
+        this(options, stackEntries, rows, true);
+    }
+
+    /** As above; {@code pythonLines}: Python frames keep their instruction (line-level), else function-level. */
+    public Sampler(RecordOptions options, int stackEntries, UnwindRowSource rows, boolean pythonLines) throws IOException {
         walker = Unwinding.walks(options);
         try {
             if (walker) {
@@ -93,10 +100,12 @@ public final class Sampler implements AutoCloseable {
                         ExecProgram.assemble(execs.fd(), unwind.tracked.fd(), unwind.unknown.fd())));
                 int link = exec.attachRawTracepoint("sched_process_exec");
                 own(() -> org.stackfold.record.bpf.Syscalls.close(link));
+                python = own(new PythonFrames(pythonLines));
                 WalkerProgram.Spec spec = new WalkerProgram.Spec(counts.fd(), stacks[0].fd(), stacks[1].fd(),
                         ustacks[0].fd(), ustacks[1].fd(), stats.fd(), pidFilter == null ? -1 : pidFilter.fd(),
                         scratch.fd(), progs.fd(), unwind.lpm.fd(), unwind.tables.fd(), unwind.unknown.fd(), execs.fd(),
-                        options.includeIdle(), options.perThread(), options.kernelStacks());
+                        options.includeIdle(), options.perThread(), options.kernelStacks(), python.procsFd(),
+                        python.threadsFd(), pythonLines);
                 long t0 = System.nanoTime();
                 continuation = own(BpfProgram.load("sf_walk_more", Bpf.PROG_TYPE_PERF_EVENT,
                         WalkerProgram.continuation(spec)));
@@ -104,6 +113,7 @@ public final class Sampler implements AutoCloseable {
                 MemorySegment fd = arena.allocate(4, 4);
                 fd.set(ValueLayout.JAVA_INT, 0, continuation.fd());
                 progs.update(stackKey, fd, Bpf.ANY);
+                python.load(spec, progs);
                 program = own(BpfProgram.load("sf_walk", Bpf.PROG_TYPE_PERF_EVENT, WalkerProgram.entry(spec)));
                 loadSeconds = (System.nanoTime() - t0) / 1e9;
                 entryVerified = program.verifiedInstructions();
@@ -168,6 +178,7 @@ public final class Sampler implements AutoCloseable {
                 try {
                     for (int pid : unwind.takeUnknown()) {
                         unwind.refresh(pid);
+                        python.refresh(pid);
                     }
                     if (System.nanoTime() - lastSweep[0] > 1_000_000_000L) {
                         lastSweep[0] = System.nanoTime();
@@ -212,6 +223,7 @@ public final class Sampler implements AutoCloseable {
             unwind.prepare(files);
             if (pid > 0) {
                 unwind.refresh(pid);
+                python.refresh(pid);
             }
         }
     }
@@ -224,6 +236,7 @@ public final class Sampler implements AutoCloseable {
         synchronized (unwindLock) {
             try {
                 unwind.refresh(pid);
+                python.refresh(pid);
             } catch (IOException | RuntimeException e) {
                 // Samples end with "no mapping"; the walker asks again.
             }
@@ -233,6 +246,11 @@ public final class Sampler implements AutoCloseable {
     /** What the walker's programs cost to load and what its tables hold (null with the frame-pointer program). */
     public record WalkerStats(long entryVerified, long continuationVerified, double loadSeconds, int tables,
                               long rows, long bytes, double buildSeconds, long lostStacks) {
+    }
+
+    /** The Python frames' detection and names (null with the frame-pointer program). */
+    public PythonFrames python() {
+        return python;
     }
 
     public WalkerStats walkerStats() throws ErrnoException {
@@ -362,6 +380,7 @@ public final class Sampler implements AutoCloseable {
         generation ^= 1;
         switchGeneration();
         List<java.util.Map<Long, long[]>> users = List.of(new java.util.HashMap<>(), new java.util.HashMap<>());
+        python.beginDrain();
         for (byte[] k : keys(counts, walkKey, walkNext)) {
             MemorySegment.copy(k, 0, walkKey, ValueLayout.JAVA_BYTE, 0, k.length);
             if (!counts.lookupAndDelete(walkKey, value)) {
@@ -381,7 +400,7 @@ public final class Sampler implements AutoCloseable {
             SampleKey sk = new SampleKey(wk.pid(), wk.tid(), wk.kernelStack(), userId, wk.comm(), wk.generation(),
                     wk.status(), wk.exec());
             sink.accept(sk, value.get(ValueLayout.JAVA_LONG, 0), stack(stacks[g], wk.kernelStack()),
-                    userId == 0 ? user : null);
+                    userId == 0 ? python.resolve(wk.pid(), user) : null);
         }
         BpfMap done = stacks[old];
         for (byte[] id : keys(done, stackKey, nextStackKey)) {

@@ -45,6 +45,8 @@ public final class StackFolder {
     private final Accounting.Builder accounting = new Accounting.Builder();
     private AddressSymbolizer kernel;
     private boolean kernelTried;
+    private org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming =
+            org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON;
 
     private record UserStack(int[] frames, boolean truncated) {
     }
@@ -59,6 +61,12 @@ public final class StackFolder {
         this.processes = processes;
         this.drained = drained;
         this.maxDepth = maxDepth;
+    }
+
+    /** How Python frames are named ({@code --tachyon-naming}; CPython's {@code file.py:function:line} by default). */
+    public StackFolder pythonNaming(org.stackfold.format.tachyon.TachyonOptions.Naming naming) {
+        pythonNaming = naming;
+        return this;
     }
 
     /** The folded profile (with its timeline) and what the recording lost or could not trust. */
@@ -159,6 +167,14 @@ public final class StackFolder {
         boolean walked = key.status() != SampleKey.NO_STATUS;
         if (ips != null) {
             for (int i = ips.length - 1; i >= 0; i--) {
+                if (PythonProgram.isPython(ips[i])) {
+                    // Python frames stand in place of the eval-loop frame they follow (leaf first).
+                    frames.add(pythonFrame(ips[i]));
+                    continue;
+                }
+                if (i + 1 < ips.length && PythonProgram.isPython(ips[i + 1])) {
+                    continue; // the eval-loop frame whose Python frames were just added
+                }
                 // The walker's callers are return addresses: the call is the byte before (it may end a function).
                 long at = walked && i > 0 ? ips[i] - 1 : ips[i];
                 List<SymbolFrame> symbols = named(symbolize(process, at, FrameKind.NATIVE), walked);
@@ -196,6 +212,13 @@ public final class StackFolder {
             name = "[" + s.module().substring(s.module().lastIndexOf('/') + 1) + "]";
         }
         return List.of(new SymbolFrame(name, s.offset(), null, 0, s.kind(), s.module(), false));
+    }
+
+    private int pythonFrame(long value) {
+        PythonFrames python = drained.python();
+        String name = python == null || PythonProgram.kind(value) != PythonFrames.KIND_NAMED
+                ? "[python]" : python.label(value, pythonNaming);
+        return profile.frames().frame(name, FrameKind.PYTHON);
     }
 
     private boolean isEntry(String module, long fileOffset) {
