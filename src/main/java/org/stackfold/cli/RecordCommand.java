@@ -168,15 +168,18 @@ final class RecordCommand implements Callable<Integer> {
         if (missing != null) {
             throw new InputException(missing);
         }
+        // A Tachyon file keeps each sample's thread, and each Python frame's file and line apart from its name.
+        boolean tachyon = format != null && format.name().equals("tachyon");
         RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
-                includeIdle, perThread, delimited, annotate, stackStorage, 0, mode);
+                includeIdle, perThread || tachyon, delimited, annotate, stackStorage, 0, mode);
         PrintWriter err = spec.commandLine().getErr();
         RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
         boolean profileOnStdout = output == null || output.equals("-");
         org.stackfold.format.tachyon.TachyonOptions.Naming naming = org.stackfold.format.tachyon.TachyonOptions.from(
-                FormatOptions.none().set("tachyon.naming", tachyonNaming == null ? "cpython" : tachyonNaming)).naming();
+                FormatOptions.none().set("tachyon.naming", tachyonNaming != null ? tachyonNaming
+                        : tachyon ? "raw" : "cpython")).naming();
         Profile profile = transform.apply(record(options, err, bpfStats, inline, jvmAttach, profileOnStdout, lines,
-                naming));
+                naming, tachyon));
         try (AtomicOutput out = format == null ? AtomicOutput.open(output, Main.stdout()) : Outputs.open(output, format)) {
             if (html()) {
                 ViewerPage.write(ViewerData.of(profile), new ViewerPage.Options("CPU profile (stackfold record)",
@@ -206,7 +209,7 @@ final class RecordCommand implements Callable<Integer> {
     static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline, boolean jvmAttach,
                           boolean commandStdoutToStderr) throws java.io.IOException {
         return record(options, err, bpfStats, inline, jvmAttach, commandStdoutToStderr, true,
-                org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON);
+                org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON, false);
     }
 
     /**
@@ -215,9 +218,10 @@ final class RecordCommand implements Callable<Integer> {
      */
     static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline, boolean jvmAttach,
                           boolean commandStdoutToStderr, boolean pythonLines,
-                          org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming) throws java.io.IOException {
+                          org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming, boolean threadRoots)
+            throws java.io.IOException {
         Recording recording = new Recording(options).attachAnyJvm(jvmAttach).commandStdoutToStderr(commandStdoutToStderr)
-                .python(pythonLines, pythonNaming);
+                .python(pythonLines, pythonNaming).threadRoots(threadRoots);
         SignalHandler stop = sig -> recording.stop();
         SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);
         SignalHandler oldTerm = Signal.handle(new Signal("TERM"), stop);

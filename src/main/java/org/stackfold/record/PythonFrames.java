@@ -236,8 +236,12 @@ public final class PythonFrames implements AutoCloseable {
         if (n == null || n.code() == null) {
             return String.format("<dead code 0x%x>", n == null ? 0 : n.address());
         }
-        int line = n.instruction() == -2 ? n.code().firstLine() : n.code().line(n.instruction());
-        return CodeNames.label(naming, n.code(), line);
+        return CodeNames.label(naming, n.code(), line(n));
+    }
+
+    /** A named frame's line: the instruction's, or the function's first with function-level aggregation. */
+    int line(Named n) {
+        return n.instruction() == -2 ? n.code().firstLine() : n.code().line(n.instruction());
     }
 
     /** One line per process whose CPython is not supported, or if the kernel refused the program. */

@@ -14,6 +14,7 @@ public final class Recording {
     private final RecordOptions options;
     private final Recorder recorder;
     private boolean attachAnyJvm;
+    private boolean threadRoots;
     private org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming =
             org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON;
 
@@ -35,6 +36,12 @@ public final class Recording {
     public Recording python(boolean lines, org.stackfold.format.tachyon.TachyonOptions.Naming naming) {
         recorder.pythonLines(lines);
         pythonNaming = naming;
+        return this;
+    }
+
+    /** Roots {@code tid:N}: the thread of each sample, as the Tachyon writer takes it (record -o out.bin). */
+    public Recording threadRoots(boolean yes) {
+        threadRoots = yes;
         return this;
     }
 
@@ -64,7 +71,7 @@ public final class Recording {
                 processes.removeCreatedFiles();
             }
             StackFolder.Folded folded = new StackFolder(options, symbolizer, processes, result.drained(),
-                    result.maxDepth()).pythonNaming(pythonNaming).fold();
+                    result.maxDepth()).pythonNaming(pythonNaming).threadRoots(threadRoots).fold();
             if (result.drained().python() != null) {
                 for (String note : result.drained().python().notes()) {
                     err.println("stackfold: " + org.stackfold.io.Printable.of(note));

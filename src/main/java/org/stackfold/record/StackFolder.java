@@ -63,9 +63,21 @@ public final class StackFolder {
         this.maxDepth = maxDepth;
     }
 
-    /** How Python frames are named ({@code --tachyon-naming}; CPython's {@code file.py:function:line} by default). */
+    private boolean threadRoots;
+
+    /**
+     * How Python frames are named ({@code --tachyon-naming}; CPython's {@code file.py:function:line}
+     * by default); {@code RAW}: the function as the name, the file and line as the frame's location
+     * (what a Tachyon file stores).
+     */
     public StackFolder pythonNaming(org.stackfold.format.tachyon.TachyonOptions.Naming naming) {
         pythonNaming = naming;
+        return this;
+    }
+
+    /** Roots {@code tid:N} (per thread) instead of the thread's name: what the Tachyon writer takes as the thread. */
+    public StackFolder threadRoots(boolean yes) {
+        threadRoots = yes;
         return this;
     }
 
@@ -109,7 +121,8 @@ public final class StackFolder {
     /** The frame ids of a key's stack, root first. */
     private int[] frames(SampleKey key, long count) {
         int n = 0;
-        String root = options.perThread() ? key.comm() + "-" + key.pid() + "/" + key.tid() : key.comm();
+        String root = threadRoots ? "tid:" + (options.perThread() ? key.tid() : key.pid())
+                : options.perThread() ? key.comm() + "-" + key.pid() + "/" + key.tid() : key.comm();
         int[] user = userFrames(key);
         int[] kernel = kernelFrames(key.kernelStack());
         int[] out = new int[2 + user.length + kernel.length];
@@ -216,9 +229,18 @@ public final class StackFolder {
 
     private int pythonFrame(long value) {
         PythonFrames python = drained.python();
-        String name = python == null || PythonProgram.kind(value) != PythonFrames.KIND_NAMED
-                ? "[python]" : python.label(value, pythonNaming);
-        return profile.frames().frame(name, FrameKind.PYTHON);
+        if (python == null || PythonProgram.kind(value) != PythonFrames.KIND_NAMED) {
+            return profile.frames().frame("[python]", FrameKind.PYTHON);
+        }
+        if (pythonNaming == org.stackfold.format.tachyon.TachyonOptions.Naming.RAW) {
+            PythonFrames.Named n = python.named(value);
+            if (n != null && n.code() != null) {
+                int none = org.stackfold.model.FrameTable.NONE;
+                return profile.frames().frame(n.code().function(), FrameKind.PYTHON, n.code().filename(),
+                        python.line(n), none, none, none, none);
+            }
+        }
+        return profile.frames().frame(python.label(value, pythonNaming), FrameKind.PYTHON);
     }
 
     private boolean isEntry(String module, long fileOffset) {

@@ -239,4 +239,68 @@ class PythonRecordLiveTest {
             assertThat(lastPython).as(k).isLessThan(firstKernel);
         }
     }
+
+    /**
+     * {@code record -o out.bin}: a Tachyon file with the Python frames, one thread id per thread and
+     * timestamps, read back by Stackfold and, where the sid chroot has CPython 3.15, replayed by
+     * {@code python3.15 -m profiling.sampling replay --collapsed}: the same stacks and counts.
+     */
+    @org.junit.jupiter.api.Test
+    void tachyonReplayedByCPython() throws Exception {
+        Interpreters.Interpreter py = Interpreters.all().filter(i -> i.missing() == null).findFirst().orElse(null);
+        assumeTrue(py != null, "no CPython 3.11+ here");
+        Path dir = Files.createTempDirectory("sfpybin");
+        Path bin = dir.resolve("out.bin");
+        Path folded = dir.resolve("out.folded");
+        Map<String, Long> stacks = new LinkedHashMap<>();
+        int pid;
+        try (Interpreters.Running p = py.start("twothreads.py")) {
+            pid = p.pid();
+            for (int round = 0; round < ROUNDS && (count(stacks, k -> k.contains(":main_inner:")) < 50
+                    || count(stacks, k -> k.contains(":worker_inner:")) < 50); round++) {
+                CliRun r = run("record", "-p", Integer.toString(pid), "-F", "499", "-d", "2", "--unwind", "dwarf", "-o",
+                        bin.toString());
+                assertThat(r.code()).as(r.err()).isZero();
+                CliRun c = run("convert", bin.toString(), "-o", folded.toString());
+                assertThat(c.code()).as(c.err()).isZero();
+                stacks = WalkerLiveTest.folded(Files.readString(folded));
+            }
+        }
+        try {
+            System.out.println(py + ": Tachyon file of " + count(stacks, k -> true) + " samples, " + Files.size(bin)
+                    + " bytes");
+            // Roots are the threads (tid:N), Python frames are CPython's file.py:function:line.
+            assertThat(stacks.keySet()).allMatch(k -> k.startsWith("tid:"));
+            assertThat(stacks.keySet().stream().map(k -> k.substring(0, k.indexOf(';'))).distinct().count())
+                    .isGreaterThanOrEqualTo(2);
+            assertThat(count(stacks, k -> k.startsWith("tid:" + pid + ";") && k.contains("twothreads.py:main_inner:")))
+                    .isGreaterThanOrEqualTo(50);
+            assertThat(count(stacks, k -> !k.startsWith("tid:" + pid + ";") && k.contains("twothreads.py:worker_inner:")))
+                    .isGreaterThanOrEqualTo(50);
+            CliRun d = run("info", bin.toString());
+            System.out.println(d.out().strip());
+            Path sid = Interpreters.SID;
+            assumeTrue(Files.isExecutable(Path.of(sid + "/usr/bin/python3.15")), "no CPython 3.15 in " + sid);
+            Path inRoot = Files.createTempDirectory(sid.resolve("tmp"), "sfbin");
+            try {
+                Files.copy(bin, inRoot.resolve("out.bin"));
+                String inside = inRoot.toString().substring(sid.toString().length());
+                Process p = new ProcessBuilder("chroot", sid.toString(), "/usr/bin/python3.15", "-m",
+                        "profiling.sampling", "replay", "--collapsed", "-o", inside + "/out.collapsed",
+                        inside + "/out.bin").redirectErrorStream(true).start();
+                String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(p.waitFor()).as(log).isZero();
+                Map<String, Long> replayed = WalkerLiveTest.folded(Files.readString(inRoot.resolve("out.collapsed")));
+                assertThat(replayed).isEqualTo(stacks);
+            } finally {
+                try (Stream<Path> files = Files.walk(inRoot)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
+            }
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
 }
