@@ -95,6 +95,9 @@ public final class PythonFrames implements AutoCloseable {
 
     /** Loads the program into its slot; if the kernel refuses it, one note and native frames only. */
     void load(WalkerProgram.Spec spec, BpfMap progs) {
+        if ("off".equals(System.getenv("STACKFOLD_PYTHON"))) {
+            return; // scripts/python-overhead: the same walker without Python frames, for the cost per frame
+        }
         try {
             program = BpfProgram.load("sf_python", Bpf.PROG_TYPE_PERF_EVENT, PythonProgram.assemble(spec));
             MemorySegment slot = arena.allocate(4, 4);

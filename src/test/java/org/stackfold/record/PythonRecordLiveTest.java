@@ -240,6 +240,36 @@ class PythonRecordLiveTest {
         }
     }
 
+    /** A CPython the recorder does not know (pyenv's 3.10 where present): one line for it, native frames kept. */
+    @org.junit.jupiter.api.Test
+    void unknownVersionSaidInOneLine() throws Exception {
+        Interpreters.Interpreter py = new Interpreters.Interpreter("pyenv-3.10.13",
+                Path.of("/root/.pyenv/versions/3.10.13/bin/python3"), null);
+        assumeTrue(py.missing() == null, py.missing());
+        try (Interpreters.Running p = py.start("sixthreeone.py")) {
+            Map<String, Long> stacks = new LinkedHashMap<>();
+            String err = "";
+            for (int round = 0; round < ROUNDS && count(stacks, k -> k.contains(";_PyEval_EvalFrameDefault")) < 50;
+                    round++) {
+                Path out = Files.createTempFile("sfpy", ".folded");
+                try {
+                    CliRun r = run("record", "-p", Integer.toString(p.pid()), "-F", "499", "-d", "2", "--unwind", "dwarf",
+                            "-o", out.toString());
+                    assertThat(r.code()).as(r.err()).isZero();
+                    err = r.err();
+                    stacks = WalkerLiveTest.folded(Files.readString(out));
+                } finally {
+                    Files.deleteIfExists(out);
+                }
+            }
+            assertThat(err.lines().filter(l -> l.contains("CPython 3.10")).toList()).containsExactly("stackfold: pid "
+                    + p.pid() + ": CPython 3.10 (/root/.pyenv/versions/3.10.13/lib/libpython3.10.so.1.0): only 3.11 to"
+                    + " 3.15 are supported; its native frames are kept");
+            assertThat(count(stacks, k -> k.contains(";_PyEval_EvalFrameDefault"))).isGreaterThanOrEqualTo(50);
+            assertThat(stacks.keySet()).noneMatch(k -> PYTHON.matcher(k).find());
+        }
+    }
+
     /**
      * {@code record -o out.bin}: a Tachyon file with the Python frames, one thread id per thread and
      * timestamps, read back by Stackfold and, where the sid chroot has CPython 3.15, replayed by
