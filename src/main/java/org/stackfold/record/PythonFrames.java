@@ -64,6 +64,7 @@ public final class PythonFrames implements AutoCloseable {
     private final List<String> notes = new ArrayList<>();
     private final MemorySegment key;
     private final MemorySegment value;
+    private final MemorySegment state;
     private long verified;
 
     PythonFrames(boolean lines) throws ErrnoException {
@@ -79,6 +80,7 @@ public final class PythonFrames implements AutoCloseable {
         threads = t;
         key = arena.allocate(8, 8);
         value = arena.allocate(PythonOffsets.MAP_VALUE_SIZE, 8);
+        state = arena.allocate(8, 8);
     }
 
     int procsFd() {
@@ -186,9 +188,29 @@ public final class PythonFrames implements AutoCloseable {
         }
     }
 
-    /** Before a drain's stacks are named: each code object is validated once a drain. */
+    /**
+     * Before a drain's stacks are named: each code object is validated once a drain. Processes with
+     * more Python threads than the program's scan reaches get their threads' states put into
+     * {@code pythreads} from the reference walk (validated in the kernel like its own entries).
+     */
     synchronized void beginDrain() {
         thisDrain.clear();
+        for (Known k : known.values()) {
+            try {
+                List<long[]> ts = new org.stackfold.record.python.PythonWalker(k.process(), k.memory())
+                        .threadStates();
+                if (ts.size() < PythonProgram.MAX_SCAN / 2) {
+                    continue;
+                }
+                for (long[] t : ts) {
+                    key.set(ValueLayout.JAVA_INT, 0, (int) t[0]);
+                    state.set(ValueLayout.JAVA_LONG, 0, t[1]);
+                    threads.update(key, state, Bpf.ANY);
+                }
+            } catch (IOException | RuntimeException e) {
+                // The process is gone or changing: the kernel's scan still finds the first threads.
+            }
+        }
     }
 
     /**
