@@ -94,6 +94,7 @@ public final class Recorder {
                 }
                 CommandLauncher.resume(child);
             } else {
+                sampler.detectPython(options.pids());
                 sampler.attachAllCpus(options.frequency());
             }
             long start = System.nanoTime();

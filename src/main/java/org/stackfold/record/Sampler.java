@@ -228,6 +228,21 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    /**
+     * Looks for CPython in processes given before the recording starts ({@code -p}), so that their
+     * first samples already have Python frames (others are detected at their first sample).
+     */
+    public void detectPython(java.util.Collection<Integer> pids) {
+        if (!walker) {
+            return;
+        }
+        synchronized (unwindLock) {
+            for (int pid : pids) {
+                python.refresh(pid);
+            }
+        }
+    }
+
     /** Reads a process's maps into the walker's trie (a process first seen at a drain). */
     public void refresh(int pid) {
         if (!walker) {
