@@ -120,6 +120,15 @@ final class RecordCommand implements Callable<Integer> {
                     + " or fp (frame pointers only, as perf -g).")
     String unwind;
 
+    @Option(names = "--lines", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = {"Python frames by line, file.py:function:line (default, as py-spy and CPython's sampler);",
+                    "--no-lines: by function (the line shown is the function's first)."})
+    boolean lines = true;
+
+    @Option(names = "--tachyon-naming", paramLabel = "STYLE",
+            description = "Python frame text: cpython (default, basename:function:line), function, file, line.")
+    String tachyonNaming;
+
     @Option(names = "--bpf-stats", description = "Time the BPF program in the kernel and report its cost a sample"
             + " (and the walker's verified instructions and table memory).")
     boolean bpfStats;
@@ -197,15 +206,21 @@ final class RecordCommand implements Callable<Integer> {
         if (missing != null) {
             throw new InputException(missing);
         }
+        // A Tachyon file keeps each sample's thread, and each Python frame's file and line apart from its name.
+        boolean tachyon = format != null && format.name().equals("tachyon");
         RecordOptions options = new RecordOptions(frequency, seconds, pids, command, !userOnly, !kernelOnly,
-                includeIdle, perThread, delimited, annotate, stackStorage, 0, mode);
+                includeIdle, perThread || tachyon, delimited, annotate, stackStorage, 0, mode);
         PrintWriter err = spec.commandLine().getErr();
         if (every > 0) {
             return RecordAgent.run(this, options, err);
         }
         RecordingStore stored = store == null ? null : RecordingStore.begin(store, labels, command, pids);
         boolean profileOnStdout = output == null || output.equals("-");
-        Profile profile = transform.apply(record(options, err, bpfStats, inline, jvmAttach, profileOnStdout));
+        org.stackfold.format.tachyon.TachyonOptions.Naming naming = org.stackfold.format.tachyon.TachyonOptions.from(
+                FormatOptions.none().set("tachyon.naming", tachyonNaming != null ? tachyonNaming
+                        : tachyon ? "raw" : "cpython")).naming();
+        Profile profile = transform.apply(record(options, err, bpfStats, inline, jvmAttach, profileOnStdout, lines,
+                naming, tachyon));
         write(profile, output, err);
         if (stored != null) {
             stored.store(profile, err);
@@ -283,13 +298,22 @@ final class RecordCommand implements Callable<Integer> {
         return record(options, err, bpfStats, inline, false, false);
     }
 
+    static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline, boolean jvmAttach,
+                          boolean commandStdoutToStderr) throws java.io.IOException {
+        return record(options, err, bpfStats, inline, jvmAttach, commandStdoutToStderr, true,
+                org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON, false);
+    }
+
     /**
      * As above; {@code jvmAttach} lets the recording start any JVM's attach listener, and
      * {@code commandStdoutToStderr} sends the recorded command's stdout to stderr (the profile is on stdout).
      */
     static Profile record(RecordOptions options, PrintWriter err, boolean bpfStats, boolean inline, boolean jvmAttach,
-                          boolean commandStdoutToStderr) throws java.io.IOException {
-        Recording recording = new Recording(options).attachAnyJvm(jvmAttach).commandStdoutToStderr(commandStdoutToStderr);
+                          boolean commandStdoutToStderr, boolean pythonLines,
+                          org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming, boolean threadRoots)
+            throws java.io.IOException {
+        Recording recording = new Recording(options).attachAnyJvm(jvmAttach).commandStdoutToStderr(commandStdoutToStderr)
+                .python(pythonLines, pythonNaming).threadRoots(threadRoots);
         SignalHandler stop = sig -> recording.stop();
         SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);
         SignalHandler oldTerm = Signal.handle(new Signal("TERM"), stop);

@@ -21,6 +21,7 @@ public final class Drained {
     private final List<long[]> stacks;
     private final Map<Stack, Integer> ids;
     private long lostToFullCountMap;
+    private PythonFrames python;
 
     public Drained() {
         this(new ArrayList<>(), new HashMap<>());
@@ -110,6 +111,15 @@ public final class Drained {
     /** The instruction pointers of a stack id from {@link #intern}, leaf first. */
     public long[] stack(int id) {
         return stacks.get(id);
+    }
+
+    void python(PythonFrames p) {
+        python = p;
+    }
+
+    /** The names of the Python frames in the stacks (null without the walker). */
+    public PythonFrames python() {
+        return python;
     }
 
     public long lostToFullCountMap() {

@@ -65,6 +65,7 @@ public final class Recorder {
     private Intervals intervals;
     private volatile Sampler sampler;
     private volatile boolean commandStdoutToStderr;
+    private boolean pythonLines = true;
 
     public Recorder(RecordOptions options) {
         this.options = options;
@@ -76,6 +77,11 @@ public final class Recorder {
      */
     public void commandStdoutToStderr(boolean yes) {
         commandStdoutToStderr = yes;
+    }
+
+    /** Python frames with their instruction (line-level, the default) or function-level ({@code --no-lines}). */
+    public void pythonLines(boolean yes) {
+        pythonLines = yes;
     }
 
     /** Ends the recording at the next check (within ~50 ms); safe from a signal handler's thread. */
@@ -108,8 +114,9 @@ public final class Recorder {
         Drained drained = new Drained();
         Set<Long> seen = new HashSet<>();
         try (Sampler sampler = new Sampler(options, stackEntries(options),
-                new TablesRowSource(new org.stackfold.unwind.UnwindTables()))) {
+                new TablesRowSource(new org.stackfold.unwind.UnwindTables()), pythonLines)) {
             this.sampler = sampler;
+            drained.python(sampler.python());
             if (measureProgram) {
                 sampler.enableRunTimeStats();
             }
@@ -128,6 +135,7 @@ public final class Recorder {
                 CommandLauncher.resume(child);
             } else {
                 sampler.refreshRunning(options.pids()); // the walker knows them before their first sample
+                sampler.detectPython(options.pids());
                 sampler.attachAllCpus(options.frequency());
             }
             long start = System.nanoTime();
@@ -147,6 +155,7 @@ public final class Recorder {
                             exited(seen), false));
                     lostBefore = lost;
                     drained = new Drained();
+                    drained.python(sampler.python()); // Python frames are named in every interval
                     intervalStart = now;
                 }
             }

@@ -14,6 +14,9 @@ public final class Recording {
     private final RecordOptions options;
     private final Recorder recorder;
     private boolean attachAnyJvm;
+    private boolean threadRoots;
+    private org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming =
+            org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON;
 
     public Recording(RecordOptions options) {
         this.options = options;
@@ -23,6 +26,22 @@ public final class Recording {
     /** With {@code record --jvm-attach}: start the attach listener of any JVM seen, not only the command's. */
     public Recording attachAnyJvm(boolean yes) {
         attachAnyJvm = yes;
+        return this;
+    }
+
+    /**
+     * Python frames: {@code lines} keeps each frame's instruction in the kernel (line-level, the
+     * default; off: function-level), {@code naming} is {@code --tachyon-naming}'s style.
+     */
+    public Recording python(boolean lines, org.stackfold.format.tachyon.TachyonOptions.Naming naming) {
+        recorder.pythonLines(lines);
+        pythonNaming = naming;
+        return this;
+    }
+
+    /** Roots {@code tid:N}: the thread of each sample, as the Tachyon writer takes it (record -o out.bin). */
+    public Recording threadRoots(boolean yes) {
+        threadRoots = yes;
         return this;
     }
 
@@ -52,7 +71,12 @@ public final class Recording {
                 processes.removeCreatedFiles();
             }
             StackFolder.Folded folded = new StackFolder(options, symbolizer, processes, result.drained(),
-                    result.maxDepth()).fold();
+                    result.maxDepth()).pythonNaming(pythonNaming).threadRoots(threadRoots).fold();
+            if (result.drained().python() != null) {
+                for (String note : result.drained().python().notes()) {
+                    err.println("stackfold: " + org.stackfold.io.Printable.of(note));
+                }
+            }
             folded.accounting().print(err, options.frequency(), result, processes.processes());
             warnBrokenDwarf(symbolizer, err);
             return folded;

@@ -41,6 +41,8 @@ public final class Sampler implements AutoCloseable {
     private final MemorySegment execKey = arena.allocate(8, 8);
     private final MemorySegment execValue = arena.allocate(8, 8);
     private UnwindMaps unwind;
+    /** CPython detection, the Python program and the naming of its frames (null with the frame-pointer program). */
+    private PythonFrames python;
     private BpfProgram continuation;
     private long entryVerified, continuationVerified;
     private double loadSeconds;
@@ -77,6 +79,11 @@ public final class Sampler implements AutoCloseable {
      * DWARF unwinding of user stacks (and the kernel has what it needs), else the frame-pointer program.
      */
     public Sampler(RecordOptions options, int stackEntries, UnwindRowSource rows) throws IOException {
+        this(options, stackEntries, rows, true);
+    }
+
+    /** As above; {@code pythonLines}: Python frames keep their instruction (line-level), else function-level. */
+    public Sampler(RecordOptions options, int stackEntries, UnwindRowSource rows, boolean pythonLines) throws IOException {
         walker = Unwinding.walks(options);
         try {
             if (walker) {
@@ -104,10 +111,12 @@ public final class Sampler implements AutoCloseable {
                         ExecProgram.exit(unwind.tracked.fd(), unwind.exited.fd(), doorbell.ring.fd())));
                 int exitLink = exit.attachRawTracepoint("sched_process_exit");
                 own(() -> org.stackfold.record.bpf.Syscalls.close(exitLink));
+                python = own(new PythonFrames(pythonLines));
                 WalkerProgram.Spec spec = new WalkerProgram.Spec(counts.fd(), stacks[0].fd(), stacks[1].fd(),
                         ustacks[0].fd(), ustacks[1].fd(), stats.fd(), pidFilter == null ? -1 : pidFilter.fd(),
                         scratch.fd(), progs.fd(), unwind.lpm.fd(), unwind.tables.fd(), unwind.unknown.fd(), execs.fd(),
-                        doorbell.ring.fd(), unwind.held.fd(), unwind.stopped.fd(), options.includeIdle(), options.perThread(), options.kernelStacks());
+                        doorbell.ring.fd(), unwind.held.fd(), unwind.stopped.fd(), options.includeIdle(), options.perThread(), options.kernelStacks(),
+                        python.procsFd(), python.threadsFd(), pythonLines);
                 long t0 = System.nanoTime();
                 continuation = own(BpfProgram.load("sf_walk_more", Bpf.PROG_TYPE_PERF_EVENT,
                         WalkerProgram.continuation(spec)));
@@ -115,6 +124,7 @@ public final class Sampler implements AutoCloseable {
                 MemorySegment fd = arena.allocate(4, 4);
                 fd.set(ValueLayout.JAVA_INT, 0, continuation.fd());
                 progs.update(stackKey, fd, Bpf.ANY);
+                python.load(spec, progs);
                 program = own(BpfProgram.load("sf_walk", Bpf.PROG_TYPE_PERF_EVENT, WalkerProgram.entry(spec)));
                 loadSeconds = (System.nanoTime() - t0) / 1e9;
                 entryVerified = program.verifiedInstructions();
@@ -234,6 +244,11 @@ public final class Sampler implements AutoCloseable {
                 } catch (ErrnoException | RuntimeException e) {
                     unwind.error("updating the mappings trie", e);
                 }
+                try {
+                    python.refresh(pid);
+                } catch (RuntimeException e) {
+                    unwind.error("looking for CPython", e);
+                }
             }
             if (!rang) {
                 unwind.forgetExited();
@@ -304,6 +319,22 @@ public final class Sampler implements AutoCloseable {
             if (pid > 0) {
                 unwind.refresh(pid);
                 unwind.hold(pid);
+                python.refresh(pid);
+            }
+        }
+    }
+
+    /**
+     * Looks for CPython in processes given before the recording starts ({@code -p}), so that their
+     * first samples already have Python frames (others are detected at their first sample).
+     */
+    public void detectPython(java.util.Collection<Integer> pids) {
+        if (!walker) {
+            return;
+        }
+        synchronized (unwindLock) {
+            for (int pid : pids) {
+                python.refresh(pid);
             }
         }
     }
@@ -316,6 +347,7 @@ public final class Sampler implements AutoCloseable {
         synchronized (unwindLock) {
             try {
                 unwind.refresh(pid);
+                python.refresh(pid);
             } catch (IOException | RuntimeException e) {
                 unwind.error("updating the mappings trie", e); // samples end with "no mapping"; the walker asks again
             }
@@ -368,6 +400,11 @@ public final class Sampler implements AutoCloseable {
         public long errorCount() {
             return errors.values().stream().mapToLong(Long::longValue).sum();
         }
+    }
+
+    /** The Python frames' detection and names (null with the frame-pointer program). */
+    public PythonFrames python() {
+        return python;
     }
 
     public WalkerStats walkerStats() throws ErrnoException {
@@ -610,6 +647,7 @@ public final class Sampler implements AutoCloseable {
         generation ^= 1;
         switchGeneration();
         List<java.util.Map<Long, long[]>> users = List.of(new java.util.HashMap<>(), new java.util.HashMap<>());
+        python.beginDrain();
         boolean oldUsersRead = batches && readUserStacks(ustacks[old], users.get(old));
         StackCache kernel = new StackCache(old);
         forEachCount(counts, walkKey, (k, count) -> {
@@ -631,7 +669,7 @@ public final class Sampler implements AutoCloseable {
             }
             SampleKey sk = new SampleKey(wk.pid(), wk.tid(), wk.kernelStack(), userId, wk.comm(), wk.generation(),
                     wk.status(), wk.exec());
-            sink.accept(sk, count, kernel.get(g, wk.kernelStack()), userId == 0 ? user : null);
+            sink.accept(sk, count, kernel.get(g, wk.kernelStack()), userId == 0 ? python.resolve(wk.pid(), user) : null);
         });
         kernel.clearOld();
         if (!oldUsersRead) {

@@ -45,6 +45,8 @@ public final class StackFolder {
     private final Accounting.Builder accounting = new Accounting.Builder();
     private AddressSymbolizer kernel;
     private boolean kernelTried;
+    private org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming =
+            org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON;
 
     private record UserStack(int[] frames, boolean truncated) {
     }
@@ -143,6 +145,24 @@ public final class StackFolder {
         this.maxDepth = maxDepth;
     }
 
+    private boolean threadRoots;
+
+    /**
+     * How Python frames are named ({@code --tachyon-naming}; CPython's {@code file.py:function:line}
+     * by default); {@code RAW}: the function as the name, the file and line as the frame's location
+     * (what a Tachyon file stores).
+     */
+    public StackFolder pythonNaming(org.stackfold.format.tachyon.TachyonOptions.Naming naming) {
+        pythonNaming = naming;
+        return this;
+    }
+
+    /** Roots {@code tid:N} (per thread) instead of the thread's name: what the Tachyon writer takes as the thread. */
+    public StackFolder threadRoots(boolean yes) {
+        threadRoots = yes;
+        return this;
+    }
+
     /** The folded profile (with its timeline) and what the recording lost or could not trust. */
     public record Folded(Profile profile, Accounting accounting) {
     }
@@ -183,7 +203,8 @@ public final class StackFolder {
     /** The frame ids of a key's stack, root first. */
     private int[] frames(SampleKey key, long count) {
         int n = 0;
-        String root = options.perThread() ? key.comm() + "-" + key.pid() + "/" + key.tid() : key.comm();
+        String root = threadRoots ? "tid:" + (options.perThread() ? key.tid() : key.pid())
+                : options.perThread() ? key.comm() + "-" + key.pid() + "/" + key.tid() : key.comm();
         int[] user = userFrames(key);
         int[] kernel = kernelFrames(key.kernelStack());
         int[] out = new int[2 + user.length + kernel.length];
@@ -241,6 +262,14 @@ public final class StackFolder {
         boolean walked = key.status() != SampleKey.NO_STATUS;
         if (ips != null) {
             for (int i = ips.length - 1; i >= 0; i--) {
+                if (PythonProgram.isPython(ips[i])) {
+                    // Python frames stand in place of the eval-loop frame they follow (leaf first).
+                    frames.add(pythonFrame(ips[i]));
+                    continue;
+                }
+                if (i + 1 < ips.length && PythonProgram.isPython(ips[i + 1])) {
+                    continue; // the eval-loop frame whose Python frames were just added
+                }
                 // The walker's callers are return addresses: the call is the byte before (it may end a function).
                 long at = walked && i > 0 ? ips[i] - 1 : ips[i];
                 List<SymbolFrame> symbols = process == null ? named(symbolize(null, at, FrameKind.NATIVE), walked)
@@ -279,6 +308,22 @@ public final class StackFolder {
             name = "[" + s.module().substring(s.module().lastIndexOf('/') + 1) + "]";
         }
         return List.of(new SymbolFrame(name, s.offset(), null, 0, s.kind(), s.module(), false));
+    }
+
+    private int pythonFrame(long value) {
+        PythonFrames python = drained.python();
+        if (python == null || PythonProgram.kind(value) != PythonFrames.KIND_NAMED) {
+            return profile.frames().frame("[python]", FrameKind.PYTHON);
+        }
+        if (pythonNaming == org.stackfold.format.tachyon.TachyonOptions.Naming.RAW) {
+            PythonFrames.Named n = python.named(value);
+            if (n != null && n.code() != null) {
+                int none = org.stackfold.model.FrameTable.NONE;
+                return profile.frames().frame(n.code().function(), FrameKind.PYTHON, n.code().filename(),
+                        python.line(n), none, none, none, none);
+            }
+        }
+        return profile.frames().frame(python.label(value, pythonNaming), FrameKind.PYTHON);
     }
 
     private boolean isEntry(String module, long fileOffset) {

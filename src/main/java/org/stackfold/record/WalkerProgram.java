@@ -35,9 +35,9 @@ import org.stackfold.record.bpf.ErrnoException;
  * scratch value at each step (the verifier then sees unknown scalars and its paths converge:
  * ~15 verified instructions a step instead of a precise tree); decode the 8-byte row
  * {@code {u32 pc; u16 cfa; s16 rbp}} and compute the caller's registers. Code that no file covers
- * (JIT) gets one frame-pointer step. Interpreter frames (a later step, issue 26 §5.6) will be pushed
- * as tagged values with bit 63 set, which no user address has, by another program in the same
- * {@code PROG_ARRAY} (slot {@link #PROG_PYTHON} is kept for it).
+ * (JIT) gets one frame-pointer step. Python frames (issue 27) are pushed as tagged values with bit
+ * 63 set, which no user address has, by {@link PythonProgram} in slot {@link #PROG_PYTHON} of the
+ * same {@code PROG_ARRAY}, right after the eval-loop frame they belong to.
  */
 public final class WalkerProgram {
     public static final int FRAMES_PER_PROGRAM = 32;
@@ -83,7 +83,14 @@ public final class WalkerProgram {
             SIG = FRAMES + FRAME_SLOTS * 8;
     /** Signal frames: rbp, rbx, rdx, rax, rcx, rsp, rip of the ucontext's gregs, read in one go. */
     static final int SIG_READ = 56;
-    public static final int STATE_SIZE = SIG + SIG_READ;
+    /**
+     * The Python walk's part of the scratch value ({@link PythonProgram}): flags, the frame cursor, a
+     * copy of the process's {@code pyprocs} value and the buffer one frame is read into.
+     */
+    static final int PY = SIG + SIG_READ, PY_ON = PY, PY_PENDING = PY + 4, PY_CALLS = PY + 8, PY_STATE = PY + 12,
+            PY_CURSOR = PY + 16, PY_TMP = PY + 24, PY_TID = PY + 32, PY_VALUE = PY + 40,
+            PY_BUF = PY_VALUE + 80, PY_BUF_SIZE = 136;
+    public static final int STATE_SIZE = PY_BUF + PY_BUF_SIZE;
     /** A stored stack: {@code u32 n, u32 status, u64 frames[128]}. */
     public static final int STACK_SIZE = 8 + FRAME_SLOTS * 8;
 
@@ -99,7 +106,14 @@ public final class WalkerProgram {
     public record Spec(int countsFd, int kstacks0Fd, int kstacks1Fd, int ustacks0Fd, int ustacks1Fd, int statsFd,
                        int pidFilterFd, int scratchFd, int progsFd, int lpmFd, int tablesFd, int unknownFd, int execsFd,
                        int wakeFd, int heldFd, int stoppedFd, boolean includeIdle, boolean perThread,
-                       boolean kernelStacks) {
+                       boolean kernelStacks, int pyprocsFd, int pythreadsFd, boolean pythonLines) {
+        /** Without Python frames. */
+        public Spec(int countsFd, int kstacks0Fd, int kstacks1Fd, int ustacks0Fd, int ustacks1Fd, int statsFd,
+                    int pidFilterFd, int scratchFd, int progsFd, int lpmFd, int tablesFd, int unknownFd, int execsFd,
+                    int wakeFd, int heldFd, int stoppedFd, boolean includeIdle, boolean perThread, boolean kernelStacks) {
+            this(countsFd, kstacks0Fd, kstacks1Fd, ustacks0Fd, ustacks1Fd, statsFd, pidFilterFd, scratchFd, progsFd, lpmFd,
+                    tablesFd, unknownFd, execsFd, wakeFd, heldFd, stoppedFd, includeIdle, perThread, kernelStacks, -1, -1, false);
+        }
     }
 
     private WalkerProgram() {
@@ -191,6 +205,7 @@ public final class WalkerProgram {
         a.stDW(R6, M_END, 0);
         a.stW(R6, LPM, 96);
         a.mov(R1, R9).toBigEndian(R1, 32).stxW(R6, LPM + 4, R1);
+        PythonProgram.begin(a, s);
         // User registers: from the sample when it hit user mode (cs & 3 == 3), else the task's saved ones.
         a.ldxDW(R1, R7, REG_CS).andImm(R1, 3);
         a.jneImm(R1, 3, fromTask);
@@ -303,6 +318,7 @@ public final class WalkerProgram {
         BpfAssembler.Label noRbp = a.label("noRbp");
         BpfAssembler.Label signal = a.label("signal");
 
+        PythonProgram.callIfPending(a, s);
         a.ldxDW(R1, R6, IP);
         a.jeqImm(R1, 0, st.label(ROOT)); // a zero return address ends frame-pointer chains
         a.ldxW(R2, R6, N);
@@ -310,11 +326,7 @@ public final class WalkerProgram {
         a.mov(R3, R2).andImm(R3, FRAME_SLOTS - 1).lshImm(R3, 3).add(R3, R6);
         a.stxDW(R3, FRAMES, R1);
         a.addImm(R2, 1).stxW(R6, N, R2);
-        a.mov(R3, R1).ldImm64(R4, PHI).mul(R3, R4);
-        a.ldxDW(R4, R6, HASH).xor(R4, R3);
-        a.mov(R3, R4).rshImm(R3, 29).xor(R4, R3);
-        a.ldImm64(R3, MIX).mul(R4, R3);
-        a.stxDW(R6, HASH, R4);
+        mixHash(a);
         // Callers' pcs are return addresses: their call lies one byte before.
         a.ldxW(R2, R6, EXACT);
         a.jneImm(R2, 0, exactPc);
@@ -323,6 +335,7 @@ public final class WalkerProgram {
         a.stW(R6, EXACT, 0);
         a.stxDW(R6, LOOKUP, R1);
         a.mov(R8, R1);
+        PythonProgram.markEvalLoop(a, s);
         a.ldxDW(R2, R6, M_START);
         a.jlt(R8, R2, lpm);
         a.ldxDW(R2, R6, M_END);
@@ -478,8 +491,17 @@ public final class WalkerProgram {
         a.call(Bpf.FUNC_RINGBUF_OUTPUT);
     }
 
+    /** HASH = mix(HASH, R1), as {@link #mix}; clobbers R3 and R4. */
+    static void mixHash(BpfAssembler a) {
+        a.mov(R3, R1).ldImm64(R4, PHI).mul(R3, R4);
+        a.ldxDW(R4, R6, HASH).xor(R4, R3);
+        a.mov(R3, R4).rshImm(R3, 29).xor(R4, R3);
+        a.ldImm64(R3, MIX).mul(R4, R3);
+        a.stxDW(R6, HASH, R4);
+    }
+
     /** Stores the stack once per generation and counts the key (as {@link SamplingProgram} counts). */
-    private static void finish(BpfAssembler a, Spec s, BpfAssembler.Label finish, BpfAssembler.Label out) {
+    static void finish(BpfAssembler a, Spec s, BpfAssembler.Label finish, BpfAssembler.Label out) {
         BpfAssembler.Label second = a.label("second");
         BpfAssembler.Label stored = a.label("stored");
         BpfAssembler.Label noStack = a.label("noStack");

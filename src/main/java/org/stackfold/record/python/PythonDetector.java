@@ -197,6 +197,7 @@ public final class PythonDetector {
             throw new IOException("pid " + pid + ": no such process");
         }
         Map<String, Mapping> lowest = new LinkedHashMap<>();
+        java.util.Set<String> executable = new java.util.HashSet<>();
         for (String line : lines) {
             int slash = line.indexOf('/');
             if (slash < 0) {
@@ -205,10 +206,16 @@ public final class PythonDetector {
             String path = line.substring(slash);
             String file = path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path;
             String base = file.substring(file.lastIndexOf('/') + 1);
-            if (!NAME.matcher(base).matches() || lowest.containsKey(path)) {
+            if (!NAME.matcher(base).matches()) {
                 continue;
             }
             String[] f = line.substring(0, slash).trim().split("\\s+");
+            if (f.length > 1 && f[1].indexOf('x') >= 0) {
+                executable.add(path);
+            }
+            if (lowest.containsKey(path)) {
+                continue;
+            }
             int dash = f[0].indexOf('-');
             lowest.put(path, new Mapping(Long.parseUnsignedLong(f[0].substring(0, dash), 16),
                     Long.parseUnsignedLong(f[0].substring(dash + 1), 16), Long.parseUnsignedLong(f[2], 16), path));
@@ -216,6 +223,9 @@ public final class PythonDetector {
         List<Mapping> libs = new ArrayList<>();
         List<Mapping> others = new ArrayList<>();
         for (Mapping m : lowest.values()) {
+            if (!executable.contains(m.path)) {
+                continue; // mapped as data (a reader such as this recorder's own ELF parser), not run
+            }
             (m.path.substring(m.path.lastIndexOf('/') + 1).startsWith("lib") ? libs : others).add(m);
         }
         libs.addAll(others);

@@ -52,6 +52,25 @@ public final class PythonWalker {
         return out;
     }
 
+    /**
+     * Every thread state of every interpreter as {@code {native_thread_id, address}} pairs, without
+     * their stacks (2 reads a thread): what the recorder puts into the kernel's thread-state cache.
+     */
+    public List<long[]> threadStates() throws ProcessMemory.MemoryFault {
+        List<long[]> out = new ArrayList<>();
+        int seen = 0;
+        for (long interp = mem.u64(process.runtime() + o.interpretersHead()); interp != 0 && seen < MAX_THREADS;
+                interp = mem.u64(interp + o.interpNext())) {
+            seen++;
+            for (long ts = mem.u64(interp + o.interpThreadsHead()); ts != 0 && seen < MAX_THREADS;
+                    ts = mem.u64(ts + o.tstateNext())) {
+                seen++;
+                out.add(new long[] {(int) mem.u64(ts + o.tstateNativeThreadId()), ts});
+            }
+        }
+        return out;
+    }
+
     /** The thread state whose {@code native_thread_id} is {@code tid}, or 0: the BPF program's lookup. */
     public long threadState(int tid) throws ProcessMemory.MemoryFault {
         int seen = 0;

@@ -19,18 +19,18 @@ import java.util.stream.Stream;
  * was made ({@code STACKFOLD_SID_CHROOT}, default {@code /var/tmp/stackfold-sid}; see
  * docs/python.md). Each is skipped, with the reason, where it is absent.
  */
-final class Interpreters {
-    static final Path SID = Path.of(System.getenv().getOrDefault("STACKFOLD_SID_CHROOT", "/var/tmp/stackfold-sid"));
+public final class Interpreters {
+    public static final Path SID = Path.of(System.getenv().getOrDefault("STACKFOLD_SID_CHROOT", "/var/tmp/stackfold-sid"));
 
     /** How to start one interpreter; {@code root} non-null for a chroot. */
-    record Interpreter(String label, Path python, Path root) {
+    public record Interpreter(String label, Path python, Path root) {
         @Override
         public String toString() {
             return label;
         }
 
         /** Why it cannot run here, or null. */
-        String missing() {
+        public String missing() {
             Path p = root == null ? python : Path.of(root + python.toString());
             if (!Files.isExecutable(p)) {
                 return label + ": " + p + " is not installed";
@@ -42,7 +42,7 @@ final class Interpreters {
         }
 
         /** Starts a resource script and waits for its "ready" line. */
-        Running start(String script) throws IOException, InterruptedException {
+        public Running start(String script) throws IOException, InterruptedException {
             Path dir = root == null ? Files.createTempDirectory("sfpy") : Files.createTempDirectory(root.resolve("tmp"), "sfpy");
             Path file = dir.resolve(script);
             try (InputStream in = Interpreters.class.getResourceAsStream(script)) {
@@ -81,8 +81,8 @@ final class Interpreters {
     }
 
     /** A started workload; closing kills it and removes its script. */
-    record Running(Process process, Path script, Path dir) implements AutoCloseable {
-        int pid() {
+    public record Running(Process process, Path script, Path dir) implements AutoCloseable {
+        public int pid() {
             return (int) process.pid();
         }
 
@@ -97,7 +97,7 @@ final class Interpreters {
     private Interpreters() {
     }
 
-    static Stream<Interpreter> all() {
+    public static Stream<Interpreter> all() {
         Path pyenv = Path.of("/root/.pyenv/versions");
         return Stream.of(
                 new Interpreter("debian-python3", Path.of("/usr/bin/python3"), null),
