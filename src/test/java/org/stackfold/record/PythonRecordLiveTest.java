@@ -172,6 +172,9 @@ class PythonRecordLiveTest {
                     && count(s, k -> k.contains(":key_of:")) >= 50, "--per-thread");
         }
         String mainRoot = "-" + pid + "/" + pid + ";";
+        long sortedInBetween = 0;
+        long sortedMissing = 0;
+        String missingExample = null;
         for (Map.Entry<String, Long> e : stacks.entrySet()) {
             List<String> frames = python(e.getKey()).stream().map(PythonRecordLiveTest::function).toList();
             if (frames.isEmpty()) {
@@ -188,13 +191,22 @@ class PythonRecordLiveTest {
                     assertThat(frames.getLast()).as(e.getKey()).isEqualTo("key_of");
                     String k = e.getKey();
                     String between = k.substring(k.indexOf(":worker_inner:"), k.indexOf(":key_of:"));
-                    assertThat(between.split(";").length).as("native frames of sorted() between: " + k)
-                            .isGreaterThan(2);
+                    // A sample inside the call from sorted() into key_of (its frame linked, the eval loop
+                    // not yet entered) has no native frame between; such moments are rare, not the rule.
+                    if (between.split(";").length > 2) {
+                        sortedInBetween += e.getValue();
+                    } else {
+                        sortedMissing += e.getValue();
+                        missingExample = k;
+                    }
                 }
             }
         }
         assertThat(count(stacks, k -> k.contains(mainRoot) && k.contains(":main_inner:"))).isGreaterThanOrEqualTo(200);
         assertThat(count(stacks, k -> !k.contains(mainRoot) && k.contains(":key_of:"))).isGreaterThanOrEqualTo(50);
+        assertThat((double) sortedMissing / (sortedInBetween + sortedMissing))
+                .as("key_of samples without sorted()'s native frames under worker_inner, e.g. %s", missingExample)
+                .isLessThanOrEqualTo(0.05);
     }
 
     @ParameterizedTest
