@@ -283,37 +283,24 @@ public final class ViewerData {
                     kindParts.put(fn, new long[kinds]);
                 }
             }
-            // Preorder walk with a count of each model frame on the stack.
+            // Preorder walk with a count of each model frame on the stack: a frame's total counts once a stack.
             int[] onStack = new int[nf];
-            int[] stack = new int[64];
-            int[] next = new int[64];
-            int sp = 1;
-            stack[0] = CallTree.ROOT;
-            next[0] = model.firstChild(CallTree.ROOT);
-            while (sp > 0) {
-                int top = sp - 1;
-                int c = next[top];
-                if (c == 0) {
-                    if (stack[top] != CallTree.ROOT) {
-                        onStack[model.frame(stack[top])]--;
+            model.walk(new CallTree.Visitor() {
+                @Override
+                public void enter(int c, int depth) {
+                    int f = model.frame(c);
+                    long[] parts = kindParts.get(fnOf[f]);
+                    if (parts != null && onStack[f] == 0) {
+                        parts[pageKind(frames, f).ordinal()] += totals[c];
                     }
-                    sp--;
-                    continue;
+                    onStack[f]++;
                 }
-                next[top] = model.nextSibling(c);
-                int f = model.frame(c);
-                long[] parts = kindParts.get(fnOf[f]);
-                if (parts != null && onStack[f] == 0) {
-                    parts[pageKind(frames, f).ordinal()] += totals[c];
+
+                @Override
+                public void exit(int c, int depth) {
+                    onStack[model.frame(c)]--;
                 }
-                onStack[f]++;
-                if (sp == stack.length) {
-                    stack = Arrays.copyOf(stack, sp * 2);
-                    next = Arrays.copyOf(next, sp * 2);
-                }
-                stack[sp] = c;
-                next[sp++] = model.firstChild(c);
-            }
+            });
             kindParts.forEach((fn, parts) -> {
                 int best = fnKind[fn];
                 for (int k = 0; k < parts.length; k++) {
@@ -483,41 +470,28 @@ public final class ViewerData {
                 int col = model.weights() - 1;
                 long[] totals = model.totals(col);
                 int[] onStack = new int[nf];
-                int[] stack = new int[64];
-                int[] next = new int[64];
-                int sp = 1;
-                stack[0] = CallTree.ROOT;
-                next[0] = model.firstChild(CallTree.ROOT);
-                while (sp > 0) {
-                    int top = sp - 1;
-                    int c = next[top];
-                    if (c == 0) {
-                        if (stack[top] != CallTree.ROOT) {
-                            onStack[model.frame(stack[top])]--;
+                model.walk(new CallTree.Visitor() {
+                    @Override
+                    public void enter(int c, int depth) {
+                        int f = model.frame(c);
+                        int line = frames.line(f);
+                        int page = newFrame[fnOf[f]];
+                        if (line != FrameTable.NONE && page >= 0 && totals[c] != 0) {
+                            long[] w = byFn.computeIfAbsent(page, k -> new java.util.TreeMap<>())
+                                    .computeIfAbsent(line, k -> new long[2]);
+                            w[0] += model.self(c, col);
+                            if (onStack[f] == 0) {
+                                w[1] += totals[c];
+                            }
                         }
-                        sp--;
-                        continue;
+                        onStack[f]++;
                     }
-                    next[top] = model.nextSibling(c);
-                    int f = model.frame(c);
-                    int line = frames.line(f);
-                    int page = newFrame[fnOf[f]];
-                    if (line != FrameTable.NONE && page >= 0 && totals[c] != 0) {
-                        long[] w = byFn.computeIfAbsent(page, k -> new java.util.TreeMap<>())
-                                .computeIfAbsent(line, k -> new long[2]);
-                        w[0] += model.self(c, col);
-                        if (onStack[f] == 0) {
-                            w[1] += totals[c];
-                        }
+
+                    @Override
+                    public void exit(int c, int depth) {
+                        onStack[model.frame(c)]--;
                     }
-                    onStack[f]++;
-                    if (sp == stack.length) {
-                        stack = Arrays.copyOf(stack, sp * 2);
-                        next = Arrays.copyOf(next, sp * 2);
-                    }
-                    stack[sp] = c;
-                    next[sp++] = model.firstChild(c);
-                }
+                });
             }
             out.write(byFn.size());
             for (Map.Entry<Integer, java.util.TreeMap<Integer, long[]>> e : byFn.entrySet()) {
