@@ -39,6 +39,16 @@ public final class PythonWalker {
     /** Every thread state of every interpreter, with its stack. */
     public List<PythonThread> threads() throws ProcessMemory.MemoryFault {
         List<PythonThread> out = new ArrayList<>();
+        eachThreadState(ts -> out.add(thread(ts)));
+        return out;
+    }
+
+    private interface ThreadStateVisitor {
+        void visit(long threadState) throws ProcessMemory.MemoryFault;
+    }
+
+    /** Each thread state of each interpreter, at most {@link #MAX_THREADS} list steps in all. */
+    private void eachThreadState(ThreadStateVisitor visitor) throws ProcessMemory.MemoryFault {
         int seen = 0;
         for (long interp = mem.u64(process.runtime() + o.interpretersHead()); interp != 0 && seen < MAX_THREADS;
                 interp = mem.u64(interp + o.interpNext())) {
@@ -46,10 +56,9 @@ public final class PythonWalker {
             for (long ts = mem.u64(interp + o.interpThreadsHead()); ts != 0 && seen < MAX_THREADS;
                     ts = mem.u64(ts + o.tstateNext())) {
                 seen++;
-                out.add(thread(ts));
+                visitor.visit(ts);
             }
         }
-        return out;
     }
 
     /**
@@ -58,16 +67,7 @@ public final class PythonWalker {
      */
     public List<long[]> threadStates() throws ProcessMemory.MemoryFault {
         List<long[]> out = new ArrayList<>();
-        int seen = 0;
-        for (long interp = mem.u64(process.runtime() + o.interpretersHead()); interp != 0 && seen < MAX_THREADS;
-                interp = mem.u64(interp + o.interpNext())) {
-            seen++;
-            for (long ts = mem.u64(interp + o.interpThreadsHead()); ts != 0 && seen < MAX_THREADS;
-                    ts = mem.u64(ts + o.tstateNext())) {
-                seen++;
-                out.add(new long[] {(int) mem.u64(ts + o.tstateNativeThreadId()), ts});
-            }
-        }
+        eachThreadState(ts -> out.add(new long[] {(int) mem.u64(ts + o.tstateNativeThreadId()), ts}));
         return out;
     }
 
