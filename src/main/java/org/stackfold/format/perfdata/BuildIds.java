@@ -3,10 +3,8 @@ package org.stackfold.format.perfdata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
 
 /**
@@ -34,30 +32,18 @@ final class BuildIds {
 
     /** The build id of an ELF file, or null where it has none (or is no readable ELF file). */
     static String of(Path file) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.allocate((int) Math.min(ch.size(), 1 << 16));
-            while (b.hasRemaining() && ch.read(b) > 0) {
-                // fill: the program headers and, in practice, the notes lie in the first 64 KiB
-            }
-            b.flip();
-            if (b.limit() < 52 || b.order(ByteOrder.LITTLE_ENDIAN).getInt(0) != 0x464c457f) {
+        try {
+            ElfProgramHeaders h = ElfProgramHeaders.of(ElfProgramHeaders.firstBytes(file));
+            if (h == null) {
                 return null;
             }
-            boolean is64 = b.get(4) == 2;
-            b.order(b.get(5) == 2 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
-            long phoff = is64 ? b.getLong(0x20) : b.getInt(0x1c) & 0xffffffffL;
-            int phentsize = b.getShort(is64 ? 0x36 : 0x2a) & 0xffff;
-            int phnum = b.getShort(is64 ? 0x38 : 0x2c) & 0xffff;
-            if (phentsize < (is64 ? 56 : 32) || phoff < 0 || phoff + (long) phnum * phentsize > b.limit()) {
-                return null;
-            }
-            for (int i = 0; i < phnum; i++) {
-                int p = (int) (phoff + (long) i * phentsize);
-                if (b.getInt(p) != PT_NOTE) {
+            ByteBuffer b = h.bytes();
+            for (int i = 0; i < h.count(); i++) {
+                if (h.type(i) != PT_NOTE) {
                     continue;
                 }
-                long off = is64 ? b.getLong(p + 8) : b.getInt(p + 4) & 0xffffffffL;
-                long size = is64 ? b.getLong(p + 32) : b.getInt(p + 16) & 0xffffffffL;
+                long off = h.fileOffset(i);
+                long size = h.fileSize(i);
                 if (off < 0 || size < 0 || off + size > b.limit()) {
                     continue;
                 }

@@ -2,10 +2,7 @@ package org.stackfold.format.perfdata;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * An ELF file's PT_LOAD segments, to turn a file offset (from an MMAP2 record's pgoff) into the
@@ -26,13 +23,8 @@ final class ElfLoadSegments {
 
     /** The segments of {@code file}, or null where it is not a readable ELF file. */
     static ElfLoadSegments read(Path file) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.allocate((int) Math.min(ch.size(), 1 << 16));
-            while (b.hasRemaining() && ch.read(b) > 0) {
-                // fill
-            }
-            b.flip();
-            return of(b);
+        try {
+            return of(ElfProgramHeaders.firstBytes(file));
         } catch (IOException e) {
             return null;
         }
@@ -41,29 +33,21 @@ final class ElfLoadSegments {
     /** The segments of an ELF image's first bytes (its ELF and program headers), or null where it is not ELF. */
     static ElfLoadSegments of(ByteBuffer b) {
         try {
-            if (b.limit() < 52 || b.order(ByteOrder.LITTLE_ENDIAN).getInt(0) != 0x464c457f) {
+            ElfProgramHeaders h = ElfProgramHeaders.of(b);
+            if (h == null) {
                 return null;
             }
-            boolean is64 = b.get(4) == 2;
-            b.order(b.get(5) == 2 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
-            long phoff = is64 ? b.getLong(0x20) : b.getInt(0x1c) & 0xffffffffL;
-            int phentsize = b.getShort(is64 ? 0x36 : 0x2a) & 0xffff;
-            int phnum = b.getShort(is64 ? 0x38 : 0x2c) & 0xffff;
-            if (phentsize < (is64 ? 56 : 32) || phoff < 0 || phoff + (long) phnum * phentsize > b.limit()) {
-                return null;
-            }
-            long[] off = new long[phnum];
-            long[] va = new long[phnum];
-            long[] sz = new long[phnum];
+            long[] off = new long[h.count()];
+            long[] va = new long[h.count()];
+            long[] sz = new long[h.count()];
             int n = 0;
-            for (int i = 0; i < phnum; i++) {
-                int p = (int) (phoff + (long) i * phentsize);
-                if (b.getInt(p) != PT_LOAD) {
+            for (int i = 0; i < h.count(); i++) {
+                if (h.type(i) != PT_LOAD) {
                     continue;
                 }
-                off[n] = is64 ? b.getLong(p + 8) : b.getInt(p + 4) & 0xffffffffL;
-                va[n] = is64 ? b.getLong(p + 16) : b.getInt(p + 8) & 0xffffffffL;
-                sz[n] = is64 ? b.getLong(p + 32) : b.getInt(p + 16) & 0xffffffffL;
+                off[n] = h.fileOffset(i);
+                va[n] = h.virtualAddress(i);
+                sz[n] = h.fileSize(i);
                 n++;
             }
             return new ElfLoadSegments(java.util.Arrays.copyOf(off, n), java.util.Arrays.copyOf(va, n),
