@@ -6,6 +6,8 @@ import static org.stackfold.record.bpf.BpfAssembler.R10;
 import static org.stackfold.record.bpf.BpfAssembler.R2;
 import static org.stackfold.record.bpf.BpfAssembler.R3;
 import static org.stackfold.record.bpf.BpfAssembler.R4;
+import static org.stackfold.record.bpf.BpfAssembler.R6;
+import static org.stackfold.record.bpf.BpfAssembler.R7;
 
 import org.stackfold.record.bpf.Bpf;
 import org.stackfold.record.bpf.BpfAssembler;
@@ -81,6 +83,46 @@ final class ExecProgram {
         a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);
         a.jeqImm(R0, 0, out);
         WalkerProgram.ringOnce(a, exitedFd, wakeFd, R10, -4, out);
+        a.bind(out);
+        a.movImm(R0, 0).exit();
+        return a.build();
+    }
+
+    /** x86-64 {@code __NR_mmap}. */
+    static final int NR_MMAP = 9;
+    /** {@code struct pt_regs} offsets (x86-64): the third and fifth arguments of a system call. */
+    static final int REGS_DX = 96, REGS_R8 = 72;
+    static final int PROT_EXEC = 4;
+
+    /**
+     * Raw tracepoint {@code sys_enter}, attached only while the recorder holds a command it started:
+     * an {@code mmap} of a file with {@code PROT_EXEC} by a held process (ld.so loading a library,
+     * {@code dlopen}) stops it, as {@link WalkerProgram#hold} does, so that the library's code never
+     * runs before the unwind worker has read the new mapping. The signal is acted on when the call
+     * returns, after the mapping exists; the worker waits for the stop before it reads the maps. Any
+     * other system call leaves after two loads and a compare: no helper runs for them.
+     */
+    static long[] mmap(int heldFd, int stoppedFd, int wakeFd) {
+        BpfAssembler a = new BpfAssembler();
+        BpfAssembler.Label out = a.label("out");
+        a.mov(R6, R1);
+        a.ldxDW(R2, R6, 8); // args[1]: the system call's number
+        a.jneImm(R2, NR_MMAP, out);
+        a.ldxDW(R7, R6, 0); // args[0]: its struct pt_regs
+        a.mov(R1, R10).addImm(R1, -16).movImm(R2, 8).mov(R3, R7).addImm(R3, REGS_DX);
+        a.call(Bpf.FUNC_PROBE_READ_KERNEL);
+        a.jneImm(R0, 0, out);
+        a.ldxDW(R1, R10, -16).andImm(R1, PROT_EXEC);
+        a.jeqImm(R1, 0, out);
+        a.mov(R1, R10).addImm(R1, -16).movImm(R2, 8).mov(R3, R7).addImm(R3, REGS_R8);
+        a.call(Bpf.FUNC_PROBE_READ_KERNEL);
+        a.jneImm(R0, 0, out);
+        a.ldxDW(R1, R10, -16).lshImm(R1, 32).arshImm(R1, 32);
+        a.jsltImm(R1, 0, out); // anonymous (fd -1): JIT code, walked by frame pointers
+        a.call(Bpf.FUNC_GET_CURRENT_PID_TGID);
+        a.rshImm(R0, 32);
+        a.stxW(R10, -4, R0);
+        WalkerProgram.hold(a, heldFd, stoppedFd, wakeFd, R10, -4, true, out);
         a.bind(out);
         a.movImm(R0, 0).exit();
         return a.build();

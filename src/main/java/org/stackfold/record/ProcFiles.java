@@ -20,4 +20,37 @@ final class ProcFiles {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
+
+    /**
+     * Waits until every thread of {@code pid} is stopped (state T or t), gone or a zombie, for at most
+     * {@code nanos}: a SIGSTOP is acted on only when a thread returns to user space.
+     */
+    static void awaitStopped(int pid, long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        Path tasks = Path.of("/proc/" + pid + "/task");
+        while (!allStopped(tasks) && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+        }
+    }
+
+    private static boolean allStopped(Path tasks) {
+        try (java.util.stream.Stream<Path> s = Files.list(tasks)) {
+            for (Path t : (Iterable<Path>) s::iterator) {
+                String stat;
+                try {
+                    stat = read(t.resolve("stat"));
+                } catch (IOException gone) {
+                    continue;
+                }
+                int close = stat.lastIndexOf(')');
+                char state = close > 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : 'X';
+                if (state != 'T' && state != 't' && state != 'Z' && state != 'X') {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | java.io.UncheckedIOException gone) {
+            return true;
+        }
+    }
 }

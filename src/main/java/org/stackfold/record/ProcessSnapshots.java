@@ -106,6 +106,40 @@ public final class ProcessSnapshots implements Recorder.Listener {
         snapshots.put(key(pid, exec), snapshot(pid));
     }
 
+    /**
+     * A process mapped new code since its snapshot (a {@code dlopen}): a fresh snapshot names the new
+     * code, and the one before stays behind it for code unmapped since ({@code dlclose}), so samples
+     * from before the change keep their names. Before its first snapshot nothing is needed: that
+     * snapshot is taken later and sees the new code.
+     */
+    @Override
+    public void mapsChanged(int pid, int exec) {
+        worker.execute(() -> {
+            Integer at = latest.get(pid);
+            AddressSymbolizer before = snapshots.get(key(pid, exec));
+            if (at == null || at != exec || before == null) {
+                return;
+            }
+            symbolizer.forget(pid);
+            AddressSymbolizer fresh = snapshot(pid);
+            if (fresh != null) {
+                snapshots.put(key(pid, exec), new Layered(fresh, before));
+            }
+        });
+    }
+
+    /** The newer snapshot first; an address it has no mapping for goes to the older one. */
+    private record Layered(AddressSymbolizer newer, AddressSymbolizer older) implements AddressSymbolizer {
+        @Override
+        public java.util.List<org.stackfold.symbolize.SymbolFrame> symbolize(long address) {
+            java.util.List<org.stackfold.symbolize.SymbolFrame> f = newer.symbolize(address);
+            if (f.size() == 1 && f.get(0).module() == null && Symbolizer.UNKNOWN.equals(f.get(0).function())) {
+                return older.symbolize(address);
+            }
+            return f;
+        }
+    }
+
     @Override
     public void drained() {
         worker.execute(this::refreshDueJvms);

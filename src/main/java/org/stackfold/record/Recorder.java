@@ -33,6 +33,13 @@ public final class Recorder {
             newProcess(pid);
         }
 
+        /**
+         * A process that was running {@code exec}'s program mapped new code (a {@code dlopen}) after its
+         * maps were first read; called on the unwind worker's thread (walker only).
+         */
+        default void mapsChanged(int pid, int exec) {
+        }
+
         /** After each drain, on the drain thread. */
         default void drained() {
         }
@@ -116,6 +123,7 @@ public final class Recorder {
         try (Sampler sampler = new Sampler(options, stackEntries(options),
                 new TablesRowSource(new org.stackfold.unwind.UnwindTables()), pythonLines)) {
             this.sampler = sampler;
+            sampler.onRemap(listener::mapsChanged);
             drained.python(sampler.python());
             if (measureProgram) {
                 sampler.enableRunTimeStats();

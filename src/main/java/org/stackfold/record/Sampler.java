@@ -68,6 +68,8 @@ public final class Sampler implements AutoCloseable {
     private final MemorySegment stackKey = arena.allocate(4, 8);
     private final MemorySegment stackValue;
     private int statsFd = -1;
+    /** The link of {@link ExecProgram#mmap}, or -1. */
+    private int mmapLink = -1;
 
     /** Sets up maps and program for {@code options}; {@link #attach} then starts sampling. */
     public Sampler(RecordOptions options, int stackEntries) throws IOException {
@@ -238,7 +240,14 @@ public final class Sampler implements AutoCloseable {
             for (int pid : unwind.takeExited()) {
                 unwind.exited(pid);
             }
-            for (int pid : unwind.takeUnknown()) {
+            // A held process is read once it has stopped: a hold at an mmap comes before the mapping exists.
+            java.util.Set<Integer> read = new java.util.LinkedHashSet<>();
+            for (int pid : stopped) {
+                ProcFiles.awaitStopped(pid, STOP_WAIT_NANOS);
+                read.add(pid);
+            }
+            read.addAll(unwind.takeUnknown());
+            for (int pid : read) {
                 try {
                     unwind.refresh(pid);
                 } catch (ErrnoException | RuntimeException e) {
@@ -272,12 +281,16 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    /** How long the worker waits for a held process to stop before it reads its maps anyway. */
+    static final long STOP_WAIT_NANOS = 200_000_000L;
+
     /** Holds no process any more and continues those stopped (the recording ends). */
     private void releaseHeld() {
         synchronized (unwindLock) {
             if (unwind == null) {
                 return;
             }
+            stopHoldingAtLibraries();
             try {
                 unwind.holdNone();
                 for (int pid : unwind.takeStopped()) {
@@ -304,6 +317,18 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    /**
+     * Tells {@code listener} (pid, exec count) on the unwind worker's thread when a process maps new
+     * code after its maps were first read (a dlopen): the symbolizer's snapshot of it is then short.
+     */
+    public void onRemap(java.util.function.BiConsumer<Integer, Integer> listener) {
+        if (walker) {
+            synchronized (unwindLock) {
+                unwind.onRemap(listener);
+            }
+        }
+    }
+
     /** Whether user stacks are walked through unwind tables (else frame pointers). */
     public boolean walks() {
         return walker;
@@ -320,7 +345,41 @@ public final class Sampler implements AutoCloseable {
                 unwind.refresh(pid);
                 unwind.hold(pid);
                 python.refresh(pid);
+                holdAtLibraries();
             }
+        }
+    }
+
+    /**
+     * Stops the held command at each executable file mapping ({@link ExecProgram#mmap}) until the
+     * worker has read it: without it, the first samples in a new library (libc's first code, a
+     * dlopened module) end "no mapping", and a long system call there (a 30 MB read) ends several.
+     * Attached only for a command the recorder started, and only while it runs: a raw tracepoint on
+     * every system call puts the whole machine's system calls on their traced path. A kernel that
+     * refuses it keeps the walker's own hold at the first sample in new code.
+     */
+    private void holdAtLibraries() {
+        if (mmapLink >= 0) {
+            return;
+        }
+        try {
+            BpfProgram p = own(BpfProgram.load("sf_mmap", Bpf.PROG_TYPE_RAW_TRACEPOINT,
+                    ExecProgram.mmap(unwind.held.fd(), unwind.stopped.fd(), doorbell.ring.fd())));
+            mmapLink = p.attachRawTracepoint("sys_enter");
+        } catch (ErrnoException | RuntimeException e) {
+            unwind.error("holding the command at new libraries", e);
+        }
+    }
+
+    /** Ends {@link #holdAtLibraries} (the recording ends). */
+    private void stopHoldingAtLibraries() {
+        if (mmapLink >= 0) {
+            try {
+                org.stackfold.record.bpf.Syscalls.close(mmapLink);
+            } catch (RuntimeException e) {
+                // closed below with the rest
+            }
+            mmapLink = -1;
         }
     }
 

@@ -49,12 +49,20 @@ final class UnwindMaps implements AutoCloseable {
     final BpfMap exited;
     /**
      * pid → holds left (u64) for the command the recorder started: the walker stops it (SIGSTOP) when it
-     * meets code whose maps the worker has not read, the exec program at each exec; the worker sends
-     * SIGCONT once it has read them. {@code stopped}: pid → pid of each process so stopped.
+     * meets code whose maps the worker has not read, the exec program at each exec, the mmap program at
+     * each executable file mapping (a library); the worker sends SIGCONT once it has read them.
+     * {@code stopped}: pid → pid of each process so stopped. The budget bounds what a command that maps
+     * code without end (a plugin loader in a loop) pays: each hold costs it a few milliseconds.
      */
     final BpfMap held;
     final BpfMap stopped;
-    static final int HOLD_BUDGET = 64;
+    static final int HOLD_BUDGET = 256;
+    /** Told of each process that mapped new code (a dlopen) after its maps were first read: pid, exec. */
+    private java.util.function.BiConsumer<Integer, Integer> remapped = (pid, exec) -> { };
+
+    void onRemap(java.util.function.BiConsumer<Integer, Integer> listener) {
+        remapped = listener;
+    }
     /** pid → execs so far ({@link ExecProgram}); null: none counted. */
     private final BpfMap execs;
     private final Arena arena = Arena.ofShared();
@@ -427,6 +435,9 @@ final class UnwindMaps implements AutoCloseable {
             }
         }
         procs.put(pid, new Proc(exec, now));
+        if (old != null && !added.isEmpty()) {
+            remapped.accept(pid, exec);
+        }
         java.util.Set<String> filesBefore = files(before), filesNow = files(now);
         for (String f : filesNow) {
             if (!filesBefore.contains(f)) {

@@ -184,6 +184,70 @@ class WalkerLiveTest {
         assertThat(stacks.keySet()).anyMatch(s -> s.startsWith("sfomitfp;_start;") && s.contains(";main;heavy"));
     }
 
+    /**
+     * A library the command {@code dlopen}s and runs at once: its mapping is read while the command is
+     * held at the {@code mmap} (ExecProgram.mmap), so not one sample in it ends early. Without that
+     * hold the first sample in new code always ends "no mapping" (it is the one that asks for the maps).
+     * Four copies are opened one after the other, so three appear after the process's first snapshot:
+     * their frames must still be named.
+     */
+    @Test
+    void dlopenedCodeIsWalkedFromItsFirstSample() throws Exception {
+        assumeTrue(installed("/usr/bin/gcc"), "gcc is not installed");
+        Path lib = dir.resolve("libsfspin.so");
+        Path libSource = dir.resolve("spin.c");
+        Files.writeString(libSource, """
+                static volatile unsigned long sink;
+                __attribute__((noinline)) void spin_inner(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink += i * 7; }
+                void spin(unsigned long rounds) { for (unsigned long r = 0; r < rounds; r++) spin_inner(100000); }
+                """);
+        Path mainSource = dir.resolve("opener.c");
+        Files.writeString(mainSource, """
+                #include <dlfcn.h>
+                #include <stdio.h>
+                int main(int argc, char **argv) {
+                    for (int i = 1; i < argc; i++) {
+                        void *h = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
+                        if (!h) { fprintf(stderr, "%s\\n", dlerror()); return 1; }
+                        void (*spin)(unsigned long) = (void (*)(unsigned long)) dlsym(h, "spin");
+                        spin(3000);
+                    }
+                    return 0;
+                }
+                """);
+        Path exe = dir.resolve("sfopener");
+        gcc("-O2", "-fomit-frame-pointer", "-shared", "-fPIC", "-o", lib.toString(), libSource.toString());
+        gcc("-O2", "-fomit-frame-pointer", "-o", exe.toString(), mainSource.toString());
+        // Four copies: four files, four fresh mappings, each met by code at once.
+        List<String> command = new ArrayList<>(List.of(exe.toString()));
+        for (int i = 0; i < 4; i++) {
+            Path copy = dir.resolve("libsfspin" + i + ".so");
+            Files.copy(lib, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            command.add(copy.toString());
+        }
+        Map<String, Long> stacks = record("dlopen", command.toArray(String[]::new));
+        Map<String, Long> inLibrary = new LinkedHashMap<>();
+        stacks.forEach((k, v) -> {
+            if (k.startsWith("sfopener;") && k.contains("spin")) {
+                inLibrary.put(k, v);
+            }
+        });
+        assertThat(inLibrary.values().stream().mapToLong(Long::longValue).sum()).as("samples in the library")
+                .isGreaterThan(50);
+        assertThat(inLibrary.keySet()).as("every stack in the dlopened code reaches main and _start")
+                .allMatch(k -> k.startsWith("sfopener;_start;") && k.contains(";main;spin"));
+        // Each dlopen after the first sample changes the maps: the symbolizer's snapshot follows.
+        assertThat(stacks.keySet()).as("code of the later libraries is named").noneMatch(k -> k.contains(";main;[unknown]"));
+    }
+
+    private static void gcc(String... args) throws Exception {
+        List<String> c = new ArrayList<>(List.of("gcc"));
+        c.addAll(List.of(args));
+        Process p = new ProcessBuilder(c).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
+    }
+
     private static long sum(Map<String, Long> stacks, String function) {
         return stacks.entrySet().stream().filter(e -> (";" + e.getKey() + ";").contains(";" + function + ";"))
                 .mapToLong(Map.Entry::getValue).sum();
@@ -191,20 +255,21 @@ class WalkerLiveTest {
 
     /**
      * Debian's python3 (non-PIE, its libraries and the dlopened {@code _json} module): each exec and
-     * each new library is read by the unwind worker while the command is held, so about five samples of
-     * a run end early (the one that met the new code, and a few at start-up); the workload is sized
-     * for ~1,000-1,300 samples so that fixed cost stays well under 1%.
+     * each new library is read by the unwind worker while the command is held at the exec or the
+     * mmap, so only a sample or two of a run end early (at start-up); the workload is sized for
+     * 900-2,000 samples (the same work takes from 1.3 to 4 s of CPU here, as the machine's other load
+     * shares its cores' caches and hyperthreads), so that fixed cost stays well under 1%.
      */
     @Test
     void debiansPython() throws IOException {
         assumeTrue(installed("/usr/bin/python3"), "no /usr/bin/python3");
         String script = "import json\n"
                 + "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
-                + "for i in range(80):\n    fib(22)\n    json.loads(json.dumps([list(range(300))] * 300))\n";
+                + "for i in range(120):\n    fib(22)\n    json.loads(json.dumps([list(range(300))] * 300))\n";
         Path py = dir.resolve("work.py");
         Files.writeString(py, script);
         Map<String, Long> stacks = record("python3", "/usr/bin/python3", py.toString());
-        assertThat(shares(stacks, c -> c.startsWith("python3")).samples()).as("python3 samples").isGreaterThan(700);
+        assertThat(shares(stacks, c -> c.startsWith("python3")).samples()).as("python3 samples").isGreaterThan(500);
         assertRooted("python3", stacks, c -> c.startsWith("python3"), 0.99);
     }
 

@@ -48,6 +48,7 @@ public final class Bpf {
     public static final int FUNC_GET_STACKID = 27;
     public static final int FUNC_TAIL_CALL = 12;
     public static final int FUNC_PROBE_READ_USER = 112;
+    public static final int FUNC_PROBE_READ_KERNEL = 113;
     public static final int FUNC_GET_CURRENT_TASK_BTF = 158;
     public static final int FUNC_TASK_PT_REGS = 175;
     public static final int FUNC_RINGBUF_OUTPUT = 130;

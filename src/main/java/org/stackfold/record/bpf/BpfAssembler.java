@@ -30,7 +30,7 @@ public final class BpfAssembler {
     static final int XOR64_IMM = 0xa7, ARSH64_IMM = 0xc7, MOV32_REG = 0xbc, END_TO_BE = 0xdc;
     static final int LDX_H = 0x69, LDX_B = 0x71, STX_H = 0x6b;
     static final int JGT_IMM = 0x25, JGT_REG = 0x2d, JGE_IMM = 0x35, JGE_REG = 0x3d, JLT_IMM = 0xa5, JLT_REG = 0xad;
-    static final int JLE_IMM = 0xb5, JLE_REG = 0xbd, JSGT_IMM = 0x65;
+    static final int JLE_IMM = 0xb5, JLE_REG = 0xbd, JSGT_IMM = 0x65, JSLT_IMM = 0xc5;
     /** The atomic operation code for a plain fetch-less add (immediate field of ATOMIC_DW). */
     static final int ATOMIC_ADD = 0x00;
 
@@ -306,6 +306,11 @@ public final class BpfAssembler {
     /** if dst &gt; imm goto target (signed). */
     public BpfAssembler jsgtImm(int dst, int imm, Label target) {
         return jump(JSGT_IMM, dst, 0, imm, target);
+    }
+
+    /** Jumps when {@code dst < imm}, both signed. */
+    public BpfAssembler jsltImm(int dst, int imm, Label target) {
+        return jump(JSLT_IMM, dst, 0, imm, target);
     }
 
     /**
