@@ -79,6 +79,23 @@ final class CommandLauncher {
         }
     }
 
+    /**
+     * Continues the command if this recorder dies without doing it (SIGKILL, an OOM kill) while the
+     * command is stopped — at its launch, or held by the walker while its maps are read: a shell
+     * blocked reading a pipe whose only writer is this JVM wakes at end of file when the JVM is gone,
+     * and sends SIGCONT if the command is still stopped. Not a child of the command (a command that
+     * waits for its children must not wait for it); deaf to the terminal's INT, QUIT and HUP, which
+     * the recorder handles; {@link Process#destroy} ends it when the recording ends as it should.
+     */
+    static Process watchdog(long pid) throws IOException {
+        return new ProcessBuilder("/bin/sh", "-c", CONTINUE_WHEN_ORPHANED, "sh", Long.toString(pid))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+    }
+
+    private static final String CONTINUE_WHEN_ORPHANED = "trap '' INT QUIT HUP; read -r _;"
+            + " s=$(sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -c1); [ \"$s\" = T ] && kill -CONT $1";
+
     static void resume(Process p) throws ErrnoException {
         Syscalls.kill((int) p.pid(), SIGCONT);
     }

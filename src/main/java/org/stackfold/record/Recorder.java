@@ -129,8 +129,16 @@ public final class Recorder {
                 sampler.enableRunTimeStats();
             }
             Process child = null;
+            Process watchdog = null;
+            try {
             if (!options.command().isEmpty()) {
                 child = CommandLauncher.startStopped(options.command(), commandStdoutToStderr);
+                try {
+                    watchdog = CommandLauncher.watchdog(child.pid());
+                } catch (IOException | RuntimeException e) {
+                    child.destroyForcibly();
+                    throw e;
+                }
                 listener.commandStarted((int) child.pid());
                 try {
                     // The command's files get their tables before it runs: its first samples are whole.
@@ -182,6 +190,11 @@ public final class Recorder {
             }
             return new Result(drained, sampler.maxDepth(), sampler.stackEntries(), cpus, end / 1e6,
                     measureProgram ? sampler.programStats() : null, sampler.walkerStats(), Unwinding.note(options));
+            } finally {
+                if (watchdog != null) {
+                    watchdog.destroy(); // the sampler continues what it stopped when it stops or closes
+                }
+            }
         }
     }
 

@@ -47,6 +47,63 @@ class RecordPassiveTest {
         usage(run("record", "-p", "0"), "-p");
     }
 
+    /**
+     * A recorder killed with SIGKILL while its command is stopped leaves it running, not stopped for
+     * ever: its watchdog (CommandLauncher.watchdog) sees the recorder's pipe close and continues it.
+     * The command here stops itself, which stands for the walker's hold (a few milliseconds, too
+     * short to hit on purpose) and for the launch; without the watchdog it stays stopped.
+     */
+    @Test
+    void aKilledRecorderLeavesNoCommandStopped() throws Exception {
+        String missing = Privileges.missing();
+        assumeTrue(missing == null, missing);
+        Path marker = dir.resolve("resumed");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String script = "kill -STOP $$; echo resumed > \"$0\"";
+        Process recorder = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp",
+                System.getProperty("java.class.path"), "org.stackfold.cli.Main", "record", "-F", "49", "-o",
+                dir.resolve("killed.folded").toString(), "--", "/bin/sh", "-c", script, marker.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("recorder.out").toFile()).start();
+        long command = -1;
+        try {
+            long until = System.nanoTime() + 60_000_000_000L;
+            while (command < 0 && recorder.isAlive() && System.nanoTime() < until) {
+                command = recorder.descendants().filter(h -> commandLine(h.pid()).startsWith("/bin/sh\0-c\0" + script))
+                        .filter(h -> state(h.pid()) == 'T').mapToLong(ProcessHandle::pid).findFirst().orElse(-1);
+                Thread.sleep(20);
+            }
+            assertThat(command).as(Files.readString(dir.resolve("recorder.out"))).isPositive();
+            recorder.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!Files.exists(marker) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(marker).as("the command ran on after its recorder was killed").exists();
+        } finally {
+            recorder.destroyForcibly();
+            if (command > 0) {
+                ProcessHandle.of(command).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    private static String commandLine(long pid) {
+        try {
+            return ProcFiles.read(Path.of("/proc/" + pid + "/cmdline"));
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static char state(long pid) {
+        try {
+            String stat = ProcFiles.read(Path.of("/proc/" + pid + "/stat"));
+            return stat.charAt(stat.lastIndexOf(')') + 2);
+        } catch (IOException | RuntimeException e) {
+            return '?';
+        }
+    }
+
     @Test
     void aRateAboveTheKernelsLimitNamesIt() {
         long limit = RecordCommandAccess.maxSampleRate();
