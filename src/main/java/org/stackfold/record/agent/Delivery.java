@@ -100,7 +100,11 @@ final class Delivery {
                     break;
                 }
             }
+            // A batch is due after its time, or once it fills half the queue: a batch waiting for its
+            // time in a queue too small for it would lose its oldest intervals to the size limit, one
+            // by one, and never be sent (nor its destination's failure ever be seen).
             if (batched && !flush && bytes <= BATCH_BYTES && items.size() < BATCH_MAX
+                    && queue.bytes() <= queue.maxBytes() / 2
                     && Duration.between(items.getFirst().start(), now).compareTo(destination.batch()) < 0) {
                 return; // not due yet
             }

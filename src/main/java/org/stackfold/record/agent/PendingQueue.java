@@ -79,6 +79,11 @@ public final class PendingQueue {
         return bytes;
     }
 
+    /** The size limit: past it the oldest profiles are dropped. */
+    public long maxBytes() {
+        return maxBytes;
+    }
+
     /** Profiles dropped so far: past the size or age limit, or not writable. */
     public long dropped() {
         return dropped;

@@ -75,6 +75,52 @@ class AgentUnitsTest {
         assertThat(new PendingQueue(q, 1 << 20, Duration.ofHours(1)).size()).isEqualTo(1);
     }
 
+    /**
+     * A batched destination (the fleet table, a minute of intervals a store) whose intervals are larger
+     * than half the queue sends as soon as the queue is half full, rather than losing each interval to
+     * the size limit before its batch time comes and never trying the destination at all.
+     */
+    @Test
+    void aBatchThatFillsHalfTheQueueIsSentAtOnce() throws Exception {
+        StringBuilder big = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            big.append("main;function_number_").append(i).append(" 1\n");
+        }
+        Profile p = folded(big.toString());
+        PendingQueue queue = new PendingQueue(dir.resolve("q"), 16 * 1024, Duration.ofHours(1));
+        java.util.List<Integer> batches = new java.util.ArrayList<>();
+        Destination table = new Destination() {
+            @Override
+            public String name() {
+                return "--store t";
+            }
+
+            @Override
+            public void send(IntervalProfile interval) {
+                batches.add(1);
+            }
+
+            @Override
+            public void sendAll(java.util.List<IntervalProfile> intervals) {
+                batches.add(intervals.size());
+            }
+
+            @Override
+            public Duration batch() {
+                return Duration.ofMinutes(1);
+            }
+        };
+        java.io.StringWriter err = new java.io.StringWriter();
+        Delivery d = new Delivery(table, 0, queue, new java.io.PrintWriter(err));
+        Instant t = Instant.now();
+        for (int i = 0; i < 6; i++) {
+            d.deliver(interval(p, t.plusSeconds(2L * i), 200), t.plusSeconds(2L * i));
+        }
+        assertThat(queue.dropped()).as("intervals lost to the size limit").isZero();
+        assertThat(batches).as("batches sent").isNotEmpty();
+        assertThat(batches.stream().mapToInt(Integer::intValue).sum() + queue.size()).isEqualTo(6);
+    }
+
     @Test
     void theQueueDropsTheOldestPastItsSizeAndAgeAndCountsThem() throws IOException {
         StringBuilder big = new StringBuilder();
