@@ -64,11 +64,16 @@ final class UnwindMaps implements AutoCloseable {
     private final MemorySegment lpmKey = arena.allocate(WalkerProgram.LPM_KEY_SIZE, 8);
     private final MemorySegment lpmValue = arena.allocate(WalkerProgram.MAPPING_SIZE, 8);
 
-    /** A file's table in the kernel: id in {@code tables} and row count; NONE: the file has no rows. */
-    private record Table(int id, int rows) {
+    /**
+     * A file's table in the kernel: id (slot) in {@code tables}, row count, and its serial: the load's
+     * number, from 1 and never reused as slots are, the walker's row-cache tag (so a cached row of a freed
+     * table never matches the table next loaded into its slot); NONE: the file has no rows.
+     */
+    private record Table(int id, int rows, int serial) {
     }
 
-    private static final Table NONE = new Table(-1, 0);
+    private static final Table NONE = new Table(-1, 0, 0);
+    private int serials;
     private final Map<String, Table> files = new HashMap<>();
     /** One executable line of a process's maps as it is in the trie: its prefixes and its file (or null). */
     private record Line(List<byte[]> keys, String file) {
@@ -255,7 +260,7 @@ final class UnwindMaps implements AutoCloseable {
             rows += n;
             bytes += pageBytes(n);
             liveTables++;
-            return new Table(id, n);
+            return new Table(id, n, ++serials);
         }
     }
 
@@ -392,6 +397,7 @@ final class UnwindMaps implements AutoCloseable {
                 lpmValue.set(ValueLayout.JAVA_INT, 28, (int) v[4]);
                 lpmValue.set(ValueLayout.JAVA_INT, 32, (int) v[5]);
                 lpmValue.set(ValueLayout.JAVA_INT, WalkerProgram.MAPPING_EXEC, exec);
+                lpmValue.set(ValueLayout.JAVA_LONG, WalkerProgram.MAPPING_SERIAL, v[6]); // serial, 0
                 for (long[] p : prefixes(v[0], v[1])) {
                     byte[] k = lpmKey(pid, p[0], (int) p[1]);
                     MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
@@ -540,7 +546,7 @@ final class UnwindMaps implements AutoCloseable {
     }
 
     /**
-     * {start, end, bias, table, rows, kind} of an executable line of /proc/PID/maps, or null; the
+     * {start, end, bias, table, rows, kind, serial} of an executable line of /proc/PID/maps, or null; the
      * file's device:inode goes into {@code file[0]}.
      */
     private long[] mapping(int pid, String line, String[] file) {
@@ -566,7 +572,7 @@ final class UnwindMaps implements AutoCloseable {
             return entry(start, end, start, vdso);
         }
         if (path.isEmpty() || path.startsWith("[anon") || path.startsWith("/memfd:") || path.startsWith("//anon")) {
-            return new long[] {start, end, 0, 0, 0, WalkerProgram.KIND_FP};
+            return new long[] {start, end, 0, 0, 0, WalkerProgram.KIND_FP, 0};
         }
         if (path.startsWith("[")) {
             return null; // [vsyscall], [uprobes]: nothing to walk
@@ -596,8 +602,8 @@ final class UnwindMaps implements AutoCloseable {
     }
 
     private static long[] entry(long start, long end, long bias, Table t) {
-        return t == NONE ? new long[] {start, end, bias, 0, 0, WalkerProgram.KIND_NO_TABLE}
-                : new long[] {start, end, bias, t.id(), t.rows(), WalkerProgram.KIND_TABLE};
+        return t == NONE ? new long[] {start, end, bias, 0, 0, WalkerProgram.KIND_NO_TABLE, 0}
+                : new long[] {start, end, bias, t.id(), t.rows(), WalkerProgram.KIND_TABLE, t.serial()};
     }
 
     /** [start, end) as aligned power-of-two blocks {address, log2 size}. */

@@ -63,12 +63,13 @@ public final class WalkerProgram {
     /** LPM value kinds: a file with a table, code no file covers (frame-pointer step), a file without a table yet. */
     public static final int KIND_TABLE = 0, KIND_FP = 1, KIND_NO_TABLE = 2;
     /**
-     * LPM value: {@code start u64, end u64, bias u64, table u32, rows u32, kind u32, exec u32}; exec: the
-     * process's exec count ({@link ExecProgram}) when its maps were read; a mapping read before the
-     * process's last exec is no mapping.
+     * LPM value: {@code start u64, end u64, bias u64, table u32, rows u32, kind u32, exec u32, serial u32,
+     * u32 0}; exec: the process's exec count ({@link ExecProgram}) when its maps were read; a mapping read
+     * before the process's last exec is no mapping. serial: the table's load number (from 1, never
+     * reused, unlike the slot {@code table}): the row cache's tag.
      */
-    public static final int MAPPING_SIZE = 40;
-    static final int MAPPING_EXEC = 36;
+    public static final int MAPPING_SIZE = 48;
+    static final int MAPPING_EXEC = 36, MAPPING_SERIAL = 40;
     /** LPM key: {@code prefixlen u32, pid u32 big-endian, address u64 big-endian}. */
     public static final int LPM_KEY_SIZE = 16;
 
@@ -90,7 +91,16 @@ public final class WalkerProgram {
     static final int PY = SIG + SIG_READ, PY_ON = PY, PY_PENDING = PY + 4, PY_CALLS = PY + 8, PY_STATE = PY + 12,
             PY_CURSOR = PY + 16, PY_TMP = PY + 24, PY_TID = PY + 32, PY_VALUE = PY + 40,
             PY_BUF = PY_VALUE + 80, PY_BUF_SIZE = 136;
-    public static final int STATE_SIZE = PY_BUF + PY_BUF_SIZE;
+    /**
+     * The row cache (docs/record.md "The row cache"): {@link #CACHE_ENTRIES} direct-mapped entries per CPU,
+     * a tag {@code serial << 32 | file address} in {@code CACHE_TAGS} and the row's {@code cfa, rbp} in
+     * {@code CACHE_ROWS}, indexed by the top {@link #CACHE_BITS} bits of {@code tag * PHI}; M_SERIAL: the
+     * current mapping's table serial; CTAG, CIDX: this frame's tag and index across the search.
+     */
+    public static final int CACHE_BITS = 11, CACHE_ENTRIES = 1 << CACHE_BITS;
+    static final int M_SERIAL = PY_BUF + PY_BUF_SIZE, CIDX = M_SERIAL + 4, CTAG = M_SERIAL + 8,
+            CACHE_TAGS = CTAG + 8, CACHE_ROWS = CACHE_TAGS + CACHE_ENTRIES * 8;
+    public static final int STATE_SIZE = CACHE_ROWS + CACHE_ENTRIES * 4;
     /** A stored stack: {@code u32 n, u32 status, u64 frames[128]}. */
     public static final int STACK_SIZE = 8 + FRAME_SLOTS * 8;
 
@@ -317,6 +327,8 @@ public final class WalkerProgram {
         BpfAssembler.Label haveCfa = a.label("haveCfa");
         BpfAssembler.Label noRbp = a.label("noRbp");
         BpfAssembler.Label signal = a.label("signal");
+        BpfAssembler.Label miss = a.label("miss");
+        BpfAssembler.Label haveRow = a.label("haveRow");
 
         PythonProgram.callIfPending(a, s);
         a.ldxDW(R1, R6, IP);
@@ -348,9 +360,10 @@ public final class WalkerProgram {
         // Read before the process's last exec: the maps of the program it was.
         a.ldxW(R1, R0, MAPPING_EXEC).ldxW(R2, R6, KEY + WalkKey.EXEC);
         a.jne(R1, R2, st.label(NO_MAPPING));
-        for (int off = 0; off < MAPPING_SIZE; off += 8) {
+        for (int off = 0; off < MAPPING_EXEC + 4; off += 8) {
             a.ldxDW(R1, R0, off).stxDW(R6, M_START + off, R1);
         }
+        a.ldxW(R1, R0, MAPPING_SERIAL).stxW(R6, M_SERIAL, R1);
         a.bind(mapped);
         a.ldxW(R1, R6, M_KIND);
         a.jeqImm(R1, KIND_FP, fpStep);
@@ -358,6 +371,17 @@ public final class WalkerProgram {
         a.ldxDW(R1, R6, M_BIAS).sub(R8, R1); // R8: the address in the file's link-time terms
         a.mov(R1, R8).rshImm(R1, 32);
         a.jneImm(R1, 0, st.label(NO_INFO));
+        // The row cache: tag = serial << 32 | address; a hit skips the table and its search.
+        a.ldxW(R1, R6, M_SERIAL).lshImm(R1, 32).or(R1, R8).stxDW(R6, CTAG, R1);
+        a.ldImm64(R2, PHI).mul(R1, R2).rshImm(R1, 64 - CACHE_BITS).stxW(R6, CIDX, R1);
+        a.mov(R2, R1).lshImm(R2, 3).add(R2, R6);
+        a.ldxDW(R3, R2, CACHE_TAGS).ldxDW(R4, R6, CTAG);
+        a.jne(R3, R4, miss);
+        a.lshImm(R1, 2).add(R1, R6);
+        a.ldxH(R8, R1, CACHE_ROWS);
+        a.ldxH(R9, R1, CACHE_ROWS + 2);
+        a.ja(haveRow);
+        a.bind(miss);
         a.ldMapFd(R1, s.tablesFd()).mov(R2, R6).addImm(R2, M_TABLE);
         a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);
         a.jeqImm(R0, 0, st.label(NO_TABLE));
@@ -389,8 +413,14 @@ public final class WalkerProgram {
         a.jeqImm(R0, 0, st.label(NO_INFO));
         a.ldxW(R1, R0, 0);
         a.jgt(R1, R8, st.label(NO_INFO)); // before the table's first row
+        a.ldxW(R1, R6, CIDX).andImm(R1, CACHE_ENTRIES - 1);
+        a.mov(R2, R1).lshImm(R2, 3).add(R2, R6);
+        a.ldxDW(R3, R6, CTAG).stxDW(R2, CACHE_TAGS, R3);
+        a.lshImm(R1, 2).add(R1, R6);
+        a.ldxW(R3, R0, 4).stxW(R1, CACHE_ROWS, R3);
         a.ldxH(R8, R0, 4); // cfa: type << 14 | offset / 8
         a.ldxH(R9, R0, 6); // rbp: s16 eighths from the CFA, 0 = unchanged
+        a.bind(haveRow);
         a.mov(R1, R8).rshImm(R1, 14);
         a.andImm(R8, 0x3fff).lshImm(R8, 3);
         a.jeqImm(R1, 3, command);
