@@ -104,6 +104,9 @@ public final class WalkerProgram {
     /** A stored stack: {@code u32 n, u32 status, u64 frames[128]}. */
     public static final int STACK_SIZE = 8 + FRAME_SLOTS * 8;
 
+    /** A row's rbp field (u16) when rbp is saved at CFA − 16, right below the return address. */
+    static final int RBP_BELOW_RA = 0xfffe;
+
     /** pt_regs offsets (x86-64). */
     private static final int REG_BP = 32, REG_IP = 128, REG_CS = 136, REG_SP = 152;
     /** ucontext: uc_mcontext at +40; gregs rbp is index 10 (+80): the 56 bytes from sp + 120. */
@@ -329,6 +332,7 @@ public final class WalkerProgram {
         BpfAssembler.Label signal = a.label("signal");
         BpfAssembler.Label miss = a.label("miss");
         BpfAssembler.Label haveRow = a.label("haveRow");
+        BpfAssembler.Label pair = a.label("pair");
 
         PythonProgram.callIfPending(a, s);
         a.ldxDW(R1, R6, IP);
@@ -443,6 +447,7 @@ public final class WalkerProgram {
         a.jeqImm(R8, 0, st.label(NO_INFO));
         a.ja(st.label(UNSUPPORTED));
         a.bind(haveCfa);
+        a.jeqImm(R9, RBP_BELOW_RA, pair);
         a.mov(R1, R6).addImm(R1, READ).movImm(R2, 8).mov(R3, R8).subImm(R3, 8);
         a.call(Bpf.FUNC_PROBE_READ_USER);
         a.jneImm(R0, 0, st.label(READ_FAULT));
@@ -456,6 +461,13 @@ public final class WalkerProgram {
         a.stxDW(R6, SP, R8);
         a.ldxDW(R1, R6, READ).stxDW(R6, IP, R1);
         a.ja(next);
+        a.bind(pair); // rbp saved just below the return address (push rbp): both in one read
+        a.mov(R1, R6).addImm(R1, READ).movImm(R2, 16).mov(R3, R8).subImm(R3, 16);
+        a.call(Bpf.FUNC_PROBE_READ_USER);
+        a.jneImm(R0, 0, st.label(READ_FAULT));
+        a.ldxDW(R1, R6, READ).stxDW(R6, BP, R1);
+        a.ldxDW(R1, R6, READ2).stxDW(R6, READ, R1);
+        a.ja(noRbp);
         a.bind(signal); // __restore_rt: sp is the ucontext; take rbp, rsp, rip from its gregs
         a.mov(R1, R6).addImm(R1, SIG).movImm(R2, SIG_READ).ldxDW(R3, R6, SP).addImm(R3, SIG_FROM_SP);
         a.call(Bpf.FUNC_PROBE_READ_USER);
