@@ -99,7 +99,13 @@ public final class WalkerProgram {
      */
     public static final int CACHE_BITS = 11, CACHE_ENTRIES = 1 << CACHE_BITS;
     static final int M_SERIAL = PY_BUF + PY_BUF_SIZE, CIDX = M_SERIAL + 4, CTAG = M_SERIAL + 8,
-            CACHE_TAGS = CTAG + 8, CACHE_ROWS = CACHE_TAGS + CACHE_ENTRIES * 8;
+            M2 = CTAG + 8, CACHE_TAGS = M2 + 48, CACHE_ROWS = CACHE_TAGS + CACHE_ENTRIES * 8;
+    /**
+     * M2: the mapping used before the current one ({@code start, end, bias, table, rows, kind, exec,
+     * serial}), for this sample's walk only: a stack that goes back and forth between two files (JIT code
+     * and libjvm, a program and libc) looks each up in the trie once.
+     */
+    static final int M2_SERIAL = M2 + 40;
     public static final int STATE_SIZE = CACHE_ROWS + CACHE_ENTRIES * 4;
     /** A stored stack: {@code u32 n, u32 status, u64 frames[128]}. */
     public static final int STACK_SIZE = 8 + FRAME_SLOTS * 8;
@@ -216,6 +222,8 @@ public final class WalkerProgram {
         a.stW(R6, EXACT, 1);
         a.stDW(R6, M_START, 0);
         a.stDW(R6, M_END, 0);
+        a.stDW(R6, M2, 0);
+        a.stDW(R6, M2 + 8, 0);
         a.stW(R6, LPM, 96);
         a.mov(R1, R9).toBigEndian(R1, 32).stxW(R6, LPM + 4, R1);
         PythonProgram.begin(a, s);
@@ -321,6 +329,7 @@ public final class WalkerProgram {
     private static void frame(BpfAssembler a, Spec s, Statuses st, BpfAssembler.Label next) {
         BpfAssembler.Label exactPc = a.label("exact");
         BpfAssembler.Label lpm = a.label("lpm");
+        BpfAssembler.Label other = a.label("other");
         BpfAssembler.Label mapped = a.label("mapped");
         BpfAssembler.Label fpStep = a.label("fp");
         BpfAssembler.Label searched = a.label("searched");
@@ -353,9 +362,21 @@ public final class WalkerProgram {
         a.mov(R8, R1);
         PythonProgram.markEvalLoop(a, s);
         a.ldxDW(R2, R6, M_START);
-        a.jlt(R8, R2, lpm);
+        a.jlt(R8, R2, other);
         a.ldxDW(R2, R6, M_END);
         a.jlt(R8, R2, mapped);
+        a.bind(other); // the mapping before: swap it with the current one
+        a.ldxDW(R2, R6, M2);
+        a.jlt(R8, R2, lpm);
+        a.ldxDW(R2, R6, M2 + 8);
+        a.jge(R8, R2, lpm);
+        for (int off = 0; off < MAPPING_EXEC + 4; off += 8) {
+            a.ldxDW(R1, R6, M_START + off).ldxDW(R2, R6, M2 + off);
+            a.stxDW(R6, M_START + off, R2).stxDW(R6, M2 + off, R1);
+        }
+        a.ldxW(R1, R6, M_SERIAL).ldxW(R2, R6, M2_SERIAL);
+        a.stxW(R6, M_SERIAL, R2).stxW(R6, M2_SERIAL, R1);
+        a.ja(mapped);
         a.bind(lpm);
         a.mov(R2, R8).toBigEndian(R2, 64).stxDW(R6, LPM + 8, R2);
         a.ldMapFd(R1, s.lpmFd()).mov(R2, R6).addImm(R2, LPM);
@@ -365,8 +386,10 @@ public final class WalkerProgram {
         a.ldxW(R1, R0, MAPPING_EXEC).ldxW(R2, R6, KEY + WalkKey.EXEC);
         a.jne(R1, R2, st.label(NO_MAPPING));
         for (int off = 0; off < MAPPING_EXEC + 4; off += 8) {
+            a.ldxDW(R1, R6, M_START + off).stxDW(R6, M2 + off, R1);
             a.ldxDW(R1, R0, off).stxDW(R6, M_START + off, R1);
         }
+        a.ldxW(R1, R6, M_SERIAL).stxW(R6, M2_SERIAL, R1);
         a.ldxW(R1, R0, MAPPING_SERIAL).stxW(R6, M_SERIAL, R1);
         a.bind(mapped);
         a.ldxW(R1, R6, M_KIND);
