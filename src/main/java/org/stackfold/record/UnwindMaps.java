@@ -208,17 +208,19 @@ final class UnwindMaps implements AutoCloseable {
                 long major = (dev >>> 8) & 0xfff | (dev >>> 32) & ~0xfffL;
                 long minor = dev & 0xff | (dev >>> 12) & ~0xffL;
                 String id = String.format("%02x:%02x:%d", major, minor, ino);
-                table(id, p, p.toString());
-                if (!headers.containsKey(id)) {
-                    headers.put(id, ElfHeaders.read(p)); // the first read of its maps after exec needs only the text
+                ElfHeaders h = headers.get(id);
+                if (h == null) {
+                    h = ElfHeaders.read(p);
+                    headers.put(id, h); // the first read of its maps after exec needs only the text
                 }
+                table(id, p, p.toString(), h.entry);
             } catch (IOException | RuntimeException e) {
                 error("reading a command's file", e); // its table is built when it is mapped
             }
         }
     }
 
-    private Table table(String id, Path open, String name) {
+    private Table table(String id, Path open, String name, long entry) {
         Table t = files.get(id);
         if (t != null) {
             return t;
@@ -226,7 +228,7 @@ final class UnwindMaps implements AutoCloseable {
         long t0 = System.nanoTime();
         t = NONE;
         try {
-            MemorySegment r = source.rows(open, name);
+            MemorySegment r = withEntryStop(source.rows(open, name), entry);
             if (r == null || r.byteSize() < 8) {
                 noRows++;
             }
@@ -238,6 +240,49 @@ final class UnwindMaps implements AutoCloseable {
         buildNanos += System.nanoTime() - t0;
         files.put(id, t);
         return t;
+    }
+
+    /** A row's cfa field that says "stop: the return address is undefined" (command 1), and "no info" (command 0). */
+    static final int CFA_STOP = 3 << 14 | 1, CFA_NO_INFO = 3 << 14;
+
+    /**
+     * The rows with a stop row at the ELF entry point when no FDE covers it (it falls before the first
+     * row or in a no-info gap): ld.so's {@code _start} has no CFI, so every stack of a program's start-up
+     * (ld.so loading and relocating it) ended there as "no unwind info" although it is complete. The
+     * addresses from the entry point to the next row become the root (they are reached only from the
+     * entry code). Rows unchanged otherwise; a new segment, the source's is never written.
+     */
+    static MemorySegment withEntryStop(MemorySegment rows, long entry) {
+        if (rows == null || rows.byteSize() < 8 || entry <= 0 || entry > 0xffffffffL) {
+            return rows;
+        }
+        int n = (int) Math.min(rows.byteSize() / 8, WalkerProgram.MAX_ROWS - 1);
+        int lo = -1, hi = n; // the last row whose pc <= entry
+        while (hi - lo > 1) {
+            int mid = (lo + hi) >>> 1;
+            if (Integer.toUnsignedLong(rows.get(ValueLayout.JAVA_INT_UNALIGNED, (long) mid * 8)) <= entry) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        boolean replace = false;
+        if (lo >= 0) {
+            int cfa = Short.toUnsignedInt(rows.get(ValueLayout.JAVA_SHORT_UNALIGNED, (long) lo * 8 + 4));
+            if (cfa != CFA_NO_INFO) {
+                return rows; // covered
+            }
+            replace = Integer.toUnsignedLong(rows.get(ValueLayout.JAVA_INT_UNALIGNED, (long) lo * 8)) == entry;
+        }
+        int at = replace ? lo : lo + 1;
+        MemorySegment out = Arena.ofAuto().allocate((long) (replace ? n : n + 1) * 8, 8);
+        MemorySegment.copy(rows, 0, out, 0, (long) at * 8);
+        out.set(ValueLayout.JAVA_INT, (long) at * 8, (int) entry);
+        out.set(ValueLayout.JAVA_SHORT, (long) at * 8 + 4, (short) CFA_STOP);
+        out.set(ValueLayout.JAVA_SHORT, (long) at * 8 + 6, (short) 0);
+        int from = replace ? at + 1 : at;
+        MemorySegment.copy(rows, (long) from * 8, out, (long) (at + 1) * 8, (long) (n - from) * 8);
+        return out;
     }
 
     private Table load(MemorySegment r) throws ErrnoException {
@@ -592,7 +637,7 @@ final class UnwindMaps implements AutoCloseable {
             }
             String name = path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path;
             file[0] = inode;
-            return entry(start, end, bias, table(inode, open, name));
+            return entry(start, end, bias, table(inode, open, name, h.entry));
         } catch (java.nio.file.NoSuchFileException e) {
             return null; // unmapped (or the process gone) since its maps were read: the next read sees it
         } catch (IOException | RuntimeException e) {
