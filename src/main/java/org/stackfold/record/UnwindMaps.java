@@ -72,11 +72,16 @@ final class UnwindMaps implements AutoCloseable {
     private final MemorySegment lpmKey = arena.allocate(WalkerProgram.LPM_KEY_SIZE, 8);
     private final MemorySegment lpmValue = arena.allocate(WalkerProgram.MAPPING_SIZE, 8);
 
-    /** A file's table in the kernel: id in {@code tables} and row count; NONE: the file has no rows. */
-    private record Table(int id, int rows) {
+    /**
+     * A file's table in the kernel: id (slot) in {@code tables}, row count, and its serial: the load's
+     * number, from 1 and never reused as slots are, the walker's row-cache tag (so a cached row of a freed
+     * table never matches the table next loaded into its slot); NONE: the file has no rows.
+     */
+    private record Table(int id, int rows, int serial) {
     }
 
-    private static final Table NONE = new Table(-1, 0);
+    private static final Table NONE = new Table(-1, 0, 0);
+    private int serials;
     private final Map<String, Table> files = new HashMap<>();
     /** One executable line of a process's maps as it is in the trie: its prefixes and its file (or null). */
     private record Line(List<byte[]> keys, String file) {
@@ -211,17 +216,19 @@ final class UnwindMaps implements AutoCloseable {
                 long major = (dev >>> 8) & 0xfff | (dev >>> 32) & ~0xfffL;
                 long minor = dev & 0xff | (dev >>> 12) & ~0xffL;
                 String id = String.format("%02x:%02x:%d", major, minor, ino);
-                table(id, p, p.toString());
-                if (!headers.containsKey(id)) {
-                    headers.put(id, ElfHeaders.read(p)); // the first read of its maps after exec needs only the text
+                ElfHeaders h = headers.get(id);
+                if (h == null) {
+                    h = ElfHeaders.read(p);
+                    headers.put(id, h); // the first read of its maps after exec needs only the text
                 }
+                table(id, p, p.toString(), h.entry);
             } catch (IOException | RuntimeException e) {
                 error("reading a command's file", e); // its table is built when it is mapped
             }
         }
     }
 
-    private Table table(String id, Path open, String name) {
+    private Table table(String id, Path open, String name, long entry) {
         Table t = files.get(id);
         if (t != null) {
             return t;
@@ -229,7 +236,7 @@ final class UnwindMaps implements AutoCloseable {
         long t0 = System.nanoTime();
         t = NONE;
         try {
-            MemorySegment r = source.rows(open, name);
+            MemorySegment r = withEntryStop(source.rows(open, name), entry);
             if (r == null || r.byteSize() < 8) {
                 noRows++;
             }
@@ -241,6 +248,49 @@ final class UnwindMaps implements AutoCloseable {
         buildNanos += System.nanoTime() - t0;
         files.put(id, t);
         return t;
+    }
+
+    /** A row's cfa field that says "stop: the return address is undefined" (command 1), and "no info" (command 0). */
+    static final int CFA_STOP = 3 << 14 | 1, CFA_NO_INFO = 3 << 14;
+
+    /**
+     * The rows with a stop row at the ELF entry point when no FDE covers it (it falls before the first
+     * row or in a no-info gap): ld.so's {@code _start} has no CFI, so every stack of a program's start-up
+     * (ld.so loading and relocating it) ended there as "no unwind info" although it is complete. The
+     * addresses from the entry point to the next row become the root (they are reached only from the
+     * entry code). Rows unchanged otherwise; a new segment, the source's is never written.
+     */
+    static MemorySegment withEntryStop(MemorySegment rows, long entry) {
+        if (rows == null || rows.byteSize() < 8 || entry <= 0 || entry > 0xffffffffL) {
+            return rows;
+        }
+        int n = (int) Math.min(rows.byteSize() / 8, WalkerProgram.MAX_ROWS - 1);
+        int lo = -1, hi = n; // the last row whose pc <= entry
+        while (hi - lo > 1) {
+            int mid = (lo + hi) >>> 1;
+            if (Integer.toUnsignedLong(rows.get(ValueLayout.JAVA_INT_UNALIGNED, (long) mid * 8)) <= entry) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        boolean replace = false;
+        if (lo >= 0) {
+            int cfa = Short.toUnsignedInt(rows.get(ValueLayout.JAVA_SHORT_UNALIGNED, (long) lo * 8 + 4));
+            if (cfa != CFA_NO_INFO) {
+                return rows; // covered
+            }
+            replace = Integer.toUnsignedLong(rows.get(ValueLayout.JAVA_INT_UNALIGNED, (long) lo * 8)) == entry;
+        }
+        int at = replace ? lo : lo + 1;
+        MemorySegment out = Arena.ofAuto().allocate((long) (replace ? n : n + 1) * 8, 8);
+        MemorySegment.copy(rows, 0, out, 0, (long) at * 8);
+        out.set(ValueLayout.JAVA_INT, (long) at * 8, (int) entry);
+        out.set(ValueLayout.JAVA_SHORT, (long) at * 8 + 4, (short) CFA_STOP);
+        out.set(ValueLayout.JAVA_SHORT, (long) at * 8 + 6, (short) 0);
+        int from = replace ? at + 1 : at;
+        MemorySegment.copy(rows, (long) from * 8, out, (long) (at + 1) * 8, (long) (n - from) * 8);
+        return out;
     }
 
     private Table load(MemorySegment r) throws ErrnoException {
@@ -263,7 +313,7 @@ final class UnwindMaps implements AutoCloseable {
             rows += n;
             bytes += pageBytes(n);
             liveTables++;
-            return new Table(id, n);
+            return new Table(id, n, ++serials);
         }
     }
 
@@ -400,6 +450,7 @@ final class UnwindMaps implements AutoCloseable {
                 lpmValue.set(ValueLayout.JAVA_INT, 28, (int) v[4]);
                 lpmValue.set(ValueLayout.JAVA_INT, 32, (int) v[5]);
                 lpmValue.set(ValueLayout.JAVA_INT, WalkerProgram.MAPPING_EXEC, exec);
+                lpmValue.set(ValueLayout.JAVA_LONG, WalkerProgram.MAPPING_SERIAL, v[6]); // serial, 0
                 for (long[] p : prefixes(v[0], v[1])) {
                     byte[] k = lpmKey(pid, p[0], (int) p[1]);
                     MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
@@ -551,7 +602,7 @@ final class UnwindMaps implements AutoCloseable {
     }
 
     /**
-     * {start, end, bias, table, rows, kind} of an executable line of /proc/PID/maps, or null; the
+     * {start, end, bias, table, rows, kind, serial} of an executable line of /proc/PID/maps, or null; the
      * file's device:inode goes into {@code file[0]}.
      */
     private long[] mapping(int pid, String line, String[] file) {
@@ -577,7 +628,7 @@ final class UnwindMaps implements AutoCloseable {
             return entry(start, end, start, vdso);
         }
         if (path.isEmpty() || path.startsWith("[anon") || path.startsWith("/memfd:") || path.startsWith("//anon")) {
-            return new long[] {start, end, 0, 0, 0, WalkerProgram.KIND_FP};
+            return new long[] {start, end, 0, 0, 0, WalkerProgram.KIND_FP, 0};
         }
         if (path.startsWith("[")) {
             return null; // [vsyscall], [uprobes]: nothing to walk
@@ -597,7 +648,7 @@ final class UnwindMaps implements AutoCloseable {
             }
             String name = path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path;
             file[0] = inode;
-            return entry(start, end, bias, table(inode, open, name));
+            return entry(start, end, bias, table(inode, open, name, h.entry));
         } catch (java.nio.file.NoSuchFileException e) {
             return null; // unmapped (or the process gone) since its maps were read: the next read sees it
         } catch (IOException | RuntimeException e) {
@@ -607,8 +658,8 @@ final class UnwindMaps implements AutoCloseable {
     }
 
     private static long[] entry(long start, long end, long bias, Table t) {
-        return t == NONE ? new long[] {start, end, bias, 0, 0, WalkerProgram.KIND_NO_TABLE}
-                : new long[] {start, end, bias, t.id(), t.rows(), WalkerProgram.KIND_TABLE};
+        return t == NONE ? new long[] {start, end, bias, 0, 0, WalkerProgram.KIND_NO_TABLE, 0}
+                : new long[] {start, end, bias, t.id(), t.rows(), WalkerProgram.KIND_TABLE, t.serial()};
     }
 
     /** [start, end) as aligned power-of-two blocks {address, log2 size}. */

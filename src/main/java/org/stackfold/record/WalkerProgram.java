@@ -63,12 +63,13 @@ public final class WalkerProgram {
     /** LPM value kinds: a file with a table, code no file covers (frame-pointer step), a file without a table yet. */
     public static final int KIND_TABLE = 0, KIND_FP = 1, KIND_NO_TABLE = 2;
     /**
-     * LPM value: {@code start u64, end u64, bias u64, table u32, rows u32, kind u32, exec u32}; exec: the
-     * process's exec count ({@link ExecProgram}) when its maps were read; a mapping read before the
-     * process's last exec is no mapping.
+     * LPM value: {@code start u64, end u64, bias u64, table u32, rows u32, kind u32, exec u32, serial u32,
+     * u32 0}; exec: the process's exec count ({@link ExecProgram}) when its maps were read; a mapping read
+     * before the process's last exec is no mapping. serial: the table's load number (from 1, never
+     * reused, unlike the slot {@code table}): the row cache's tag.
      */
-    public static final int MAPPING_SIZE = 40;
-    static final int MAPPING_EXEC = 36;
+    public static final int MAPPING_SIZE = 48;
+    static final int MAPPING_EXEC = 36, MAPPING_SERIAL = 40;
     /** LPM key: {@code prefixlen u32, pid u32 big-endian, address u64 big-endian}. */
     public static final int LPM_KEY_SIZE = 16;
 
@@ -90,9 +91,27 @@ public final class WalkerProgram {
     static final int PY = SIG + SIG_READ, PY_ON = PY, PY_PENDING = PY + 4, PY_CALLS = PY + 8, PY_STATE = PY + 12,
             PY_CURSOR = PY + 16, PY_TMP = PY + 24, PY_TID = PY + 32, PY_VALUE = PY + 40,
             PY_BUF = PY_VALUE + 80, PY_BUF_SIZE = 136;
-    public static final int STATE_SIZE = PY_BUF + PY_BUF_SIZE;
+    /**
+     * The row cache (docs/record.md "The row cache"): {@link #CACHE_ENTRIES} direct-mapped entries per CPU,
+     * a tag {@code serial << 32 | file address} in {@code CACHE_TAGS} and the row's {@code cfa, rbp} in
+     * {@code CACHE_ROWS}, indexed by the top {@link #CACHE_BITS} bits of {@code tag * PHI}; M_SERIAL: the
+     * current mapping's table serial; CTAG, CIDX: this frame's tag and index across the search.
+     */
+    public static final int CACHE_BITS = 11, CACHE_ENTRIES = 1 << CACHE_BITS;
+    static final int M_SERIAL = PY_BUF + PY_BUF_SIZE, CIDX = M_SERIAL + 4, CTAG = M_SERIAL + 8,
+            M2 = CTAG + 8, CACHE_TAGS = M2 + 48, CACHE_ROWS = CACHE_TAGS + CACHE_ENTRIES * 8;
+    /**
+     * M2: the mapping used before the current one ({@code start, end, bias, table, rows, kind, exec,
+     * serial}), for this sample's walk only: a stack that goes back and forth between two files (JIT code
+     * and libjvm, a program and libc) looks each up in the trie once.
+     */
+    static final int M2_SERIAL = M2 + 40;
+    public static final int STATE_SIZE = CACHE_ROWS + CACHE_ENTRIES * 4;
     /** A stored stack: {@code u32 n, u32 status, u64 frames[128]}. */
     public static final int STACK_SIZE = 8 + FRAME_SLOTS * 8;
+
+    /** A row's rbp field (u16) when rbp is saved at CFA − 16, right below the return address. */
+    static final int RBP_BELOW_RA = 0xfffe;
 
     /** pt_regs offsets (x86-64). */
     private static final int REG_BP = 32, REG_IP = 128, REG_CS = 136, REG_SP = 152;
@@ -203,6 +222,8 @@ public final class WalkerProgram {
         a.stW(R6, EXACT, 1);
         a.stDW(R6, M_START, 0);
         a.stDW(R6, M_END, 0);
+        a.stDW(R6, M2, 0);
+        a.stDW(R6, M2 + 8, 0);
         a.stW(R6, LPM, 96);
         a.mov(R1, R9).toBigEndian(R1, 32).stxW(R6, LPM + 4, R1);
         PythonProgram.begin(a, s);
@@ -308,6 +329,7 @@ public final class WalkerProgram {
     private static void frame(BpfAssembler a, Spec s, Statuses st, BpfAssembler.Label next) {
         BpfAssembler.Label exactPc = a.label("exact");
         BpfAssembler.Label lpm = a.label("lpm");
+        BpfAssembler.Label other = a.label("other");
         BpfAssembler.Label mapped = a.label("mapped");
         BpfAssembler.Label fpStep = a.label("fp");
         BpfAssembler.Label searched = a.label("searched");
@@ -317,6 +339,9 @@ public final class WalkerProgram {
         BpfAssembler.Label haveCfa = a.label("haveCfa");
         BpfAssembler.Label noRbp = a.label("noRbp");
         BpfAssembler.Label signal = a.label("signal");
+        BpfAssembler.Label miss = a.label("miss");
+        BpfAssembler.Label haveRow = a.label("haveRow");
+        BpfAssembler.Label pair = a.label("pair");
 
         PythonProgram.callIfPending(a, s);
         a.ldxDW(R1, R6, IP);
@@ -337,9 +362,21 @@ public final class WalkerProgram {
         a.mov(R8, R1);
         PythonProgram.markEvalLoop(a, s);
         a.ldxDW(R2, R6, M_START);
-        a.jlt(R8, R2, lpm);
+        a.jlt(R8, R2, other);
         a.ldxDW(R2, R6, M_END);
         a.jlt(R8, R2, mapped);
+        a.bind(other); // the mapping before: swap it with the current one
+        a.ldxDW(R2, R6, M2);
+        a.jlt(R8, R2, lpm);
+        a.ldxDW(R2, R6, M2 + 8);
+        a.jge(R8, R2, lpm);
+        for (int off = 0; off < MAPPING_EXEC + 4; off += 8) {
+            a.ldxDW(R1, R6, M_START + off).ldxDW(R2, R6, M2 + off);
+            a.stxDW(R6, M_START + off, R2).stxDW(R6, M2 + off, R1);
+        }
+        a.ldxW(R1, R6, M_SERIAL).ldxW(R2, R6, M2_SERIAL);
+        a.stxW(R6, M_SERIAL, R2).stxW(R6, M2_SERIAL, R1);
+        a.ja(mapped);
         a.bind(lpm);
         a.mov(R2, R8).toBigEndian(R2, 64).stxDW(R6, LPM + 8, R2);
         a.ldMapFd(R1, s.lpmFd()).mov(R2, R6).addImm(R2, LPM);
@@ -348,9 +385,12 @@ public final class WalkerProgram {
         // Read before the process's last exec: the maps of the program it was.
         a.ldxW(R1, R0, MAPPING_EXEC).ldxW(R2, R6, KEY + WalkKey.EXEC);
         a.jne(R1, R2, st.label(NO_MAPPING));
-        for (int off = 0; off < MAPPING_SIZE; off += 8) {
+        for (int off = 0; off < MAPPING_EXEC + 4; off += 8) {
+            a.ldxDW(R1, R6, M_START + off).stxDW(R6, M2 + off, R1);
             a.ldxDW(R1, R0, off).stxDW(R6, M_START + off, R1);
         }
+        a.ldxW(R1, R6, M_SERIAL).stxW(R6, M2_SERIAL, R1);
+        a.ldxW(R1, R0, MAPPING_SERIAL).stxW(R6, M_SERIAL, R1);
         a.bind(mapped);
         a.ldxW(R1, R6, M_KIND);
         a.jeqImm(R1, KIND_FP, fpStep);
@@ -358,6 +398,17 @@ public final class WalkerProgram {
         a.ldxDW(R1, R6, M_BIAS).sub(R8, R1); // R8: the address in the file's link-time terms
         a.mov(R1, R8).rshImm(R1, 32);
         a.jneImm(R1, 0, st.label(NO_INFO));
+        // The row cache: tag = serial << 32 | address; a hit skips the table and its search.
+        a.ldxW(R1, R6, M_SERIAL).lshImm(R1, 32).or(R1, R8).stxDW(R6, CTAG, R1);
+        a.ldImm64(R2, PHI).mul(R1, R2).rshImm(R1, 64 - CACHE_BITS).stxW(R6, CIDX, R1);
+        a.mov(R2, R1).lshImm(R2, 3).add(R2, R6);
+        a.ldxDW(R3, R2, CACHE_TAGS).ldxDW(R4, R6, CTAG);
+        a.jne(R3, R4, miss);
+        a.lshImm(R1, 2).add(R1, R6);
+        a.ldxH(R8, R1, CACHE_ROWS);
+        a.ldxH(R9, R1, CACHE_ROWS + 2);
+        a.ja(haveRow);
+        a.bind(miss);
         a.ldMapFd(R1, s.tablesFd()).mov(R2, R6).addImm(R2, M_TABLE);
         a.call(Bpf.FUNC_MAP_LOOKUP_ELEM);
         a.jeqImm(R0, 0, st.label(NO_TABLE));
@@ -389,8 +440,14 @@ public final class WalkerProgram {
         a.jeqImm(R0, 0, st.label(NO_INFO));
         a.ldxW(R1, R0, 0);
         a.jgt(R1, R8, st.label(NO_INFO)); // before the table's first row
+        a.ldxW(R1, R6, CIDX).andImm(R1, CACHE_ENTRIES - 1);
+        a.mov(R2, R1).lshImm(R2, 3).add(R2, R6);
+        a.ldxDW(R3, R6, CTAG).stxDW(R2, CACHE_TAGS, R3);
+        a.lshImm(R1, 2).add(R1, R6);
+        a.ldxW(R3, R0, 4).stxW(R1, CACHE_ROWS, R3);
         a.ldxH(R8, R0, 4); // cfa: type << 14 | offset / 8
         a.ldxH(R9, R0, 6); // rbp: s16 eighths from the CFA, 0 = unchanged
+        a.bind(haveRow);
         a.mov(R1, R8).rshImm(R1, 14);
         a.andImm(R8, 0x3fff).lshImm(R8, 3);
         a.jeqImm(R1, 3, command);
@@ -413,6 +470,7 @@ public final class WalkerProgram {
         a.jeqImm(R8, 0, st.label(NO_INFO));
         a.ja(st.label(UNSUPPORTED));
         a.bind(haveCfa);
+        a.jeqImm(R9, RBP_BELOW_RA, pair);
         a.mov(R1, R6).addImm(R1, READ).movImm(R2, 8).mov(R3, R8).subImm(R3, 8);
         a.call(Bpf.FUNC_PROBE_READ_USER);
         a.jneImm(R0, 0, st.label(READ_FAULT));
@@ -426,6 +484,13 @@ public final class WalkerProgram {
         a.stxDW(R6, SP, R8);
         a.ldxDW(R1, R6, READ).stxDW(R6, IP, R1);
         a.ja(next);
+        a.bind(pair); // rbp saved just below the return address (push rbp): both in one read
+        a.mov(R1, R6).addImm(R1, READ).movImm(R2, 16).mov(R3, R8).subImm(R3, 16);
+        a.call(Bpf.FUNC_PROBE_READ_USER);
+        a.jneImm(R0, 0, st.label(READ_FAULT));
+        a.ldxDW(R1, R6, READ).stxDW(R6, BP, R1);
+        a.ldxDW(R1, R6, READ2).stxDW(R6, READ, R1);
+        a.ja(noRbp);
         a.bind(signal); // __restore_rt: sp is the ucontext; take rbp, rsp, rip from its gregs
         a.mov(R1, R6).addImm(R1, SIG).movImm(R2, SIG_READ).ldxDW(R3, R6, SP).addImm(R3, SIG_FROM_SP);
         a.call(Bpf.FUNC_PROBE_READ_USER);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,9 @@ class UnwindMapsLiveTest {
             try {
                 assertThat(maps.refresh((int) a.pid())).isTrue();
                 int one = maps.tables();
+                java.util.Map<Integer, Integer> first = serials(maps);
+                assertThat(first).as("slot -> serial of each table mapped").hasSizeGreaterThanOrEqualTo(3)
+                        .allSatisfy((slot, serial) -> assertThat(serial).isPositive());
                 // sleep, libc, ld.so (and the vDSO, which stays for the recording)
                 assertThat(one).as("tables for one sleep").isGreaterThanOrEqualTo(3);
                 assertThat(lpmEntries(maps)).isEqualTo(maps.prefixCount()).isPositive();
@@ -61,6 +65,15 @@ class UnwindMapsLiveTest {
                 try {
                     assertThat(maps.refresh((int) c.pid())).isTrue();
                     assertThat(maps.tables()).isEqualTo(one);
+                    // The row cache's tags: a rebuilt table has a serial no earlier table had (only the
+                    // vDSO's, never freed, keeps its own), so no cached row of a freed table can match.
+                    java.util.Map<Integer, Integer> again = serials(maps);
+                    int before = java.util.Collections.max(first.values());
+                    assertThat(again.entrySet().stream().filter(e -> e.getValue() <= before)
+                            .filter(e -> !first.containsKey(e.getKey()) || !first.get(e.getKey()).equals(e.getValue())))
+                            .as("serials reused").isEmpty();
+                    assertThat(again.values().stream().filter(v -> v > before).count())
+                            .as("tables loaded again, with new serials").isGreaterThanOrEqualTo(2);
                 } finally {
                     c.destroyForcibly().waitFor();
                 }
@@ -95,6 +108,30 @@ class UnwindMapsLiveTest {
     private static char state(long pid) throws IOException {
         String s = Files.readString(Path.of("/proc/" + pid + "/stat"));
         return s.charAt(s.lastIndexOf(')') + 2);
+    }
+
+    /** Table slot -> serial of every mapping with a table in the trie (a slot has one serial at a time). */
+    private static java.util.Map<Integer, Integer> serials(UnwindMaps maps) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cur = arena.allocate(WalkerProgram.LPM_KEY_SIZE, 8);
+            MemorySegment next = arena.allocate(WalkerProgram.LPM_KEY_SIZE, 8);
+            MemorySegment value = arena.allocate(WalkerProgram.MAPPING_SIZE, 8);
+            java.util.Map<Integer, Integer> out = new java.util.TreeMap<>();
+            boolean more = maps.lpm.nextKey(null, cur);
+            while (more) {
+                if (maps.lpm.lookup(cur, value) && value.get(ValueLayout.JAVA_INT, 32) == WalkerProgram.KIND_TABLE) {
+                    Integer old = out.put(value.get(ValueLayout.JAVA_INT, 24),
+                            value.get(ValueLayout.JAVA_INT, WalkerProgram.MAPPING_SERIAL));
+                    assertThat(old == null || old == value.get(ValueLayout.JAVA_INT, WalkerProgram.MAPPING_SERIAL))
+                            .as("one serial a slot").isTrue();
+                }
+                more = maps.lpm.nextKey(cur, next);
+                MemorySegment t = cur;
+                cur = next;
+                next = t;
+            }
+            return out;
+        }
     }
 
     private static long lpmEntries(UnwindMaps maps) throws IOException {
