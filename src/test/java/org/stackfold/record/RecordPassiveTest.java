@@ -59,15 +59,22 @@ class RecordPassiveTest {
         assumeTrue(missing == null, missing);
         Path marker = dir.resolve("resumed");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String script = "kill -STOP $$; echo resumed > \"$0\"";
+        Path ready = dir.resolve("resumed.ready");
+        // "ready" first: before it the command may be stopped by a hold of the recorder's, which the
+        // watchdog would continue, and the command would then stop itself with no recorder left.
+        String script = "echo > \"$0.ready\"; kill -STOP $$; echo resumed > \"$0\"";
         Process recorder = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp",
                 System.getProperty("java.class.path"), "org.stackfold.cli.Main", "record", "-F", "49", "-o",
-                dir.resolve("killed.folded").toString(), "--", "/bin/sh", "-c", script, marker.toString())
+                dir.resolve("killed.folded").toString(), "--", "/bin/sh", "-c", script, dir.resolve("resumed").toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("recorder.out").toFile()).start();
         long command = -1;
         try {
             long until = System.nanoTime() + 60_000_000_000L;
             while (command < 0 && recorder.isAlive() && System.nanoTime() < until) {
+                Thread.sleep(20);
+                if (!Files.exists(ready)) {
+                    continue;
+                }
                 command = recorder.descendants().filter(h -> commandLine(h.pid()).startsWith("/bin/sh\0-c\0" + script))
                         .filter(h -> state(h.pid()) == 'T').mapToLong(ProcessHandle::pid).findFirst().orElse(-1);
                 Thread.sleep(20);
