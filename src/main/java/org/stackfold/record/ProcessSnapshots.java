@@ -305,9 +305,23 @@ public final class ProcessSnapshots implements Recorder.Listener {
         return names.get(pid);
     }
 
-    /** A process's {@link Facts} when it was first seen (with {@link #readFacts}), or null; on the worker. */
+    /**
+     * A process's {@link Facts} when it was first seen (with {@link #readFacts}), or null; on the worker.
+     * A process not announced yet (its samples so far had no user stack: the walker had not read its
+     * maps) has its facts read now, not kept (it is forgotten only once announced).
+     */
     public Facts facts(int pid) {
-        return facts.get(pid);
+        Facts f = facts.get(pid);
+        if (f == null && readFacts && !latest.containsKey(pid)) {
+            String comm = null;
+            try {
+                comm = ProcFiles.read(Path.of("/proc/" + pid + "/comm")).strip();
+            } catch (IOException | RuntimeException e) {
+                return null; // gone: its samples' thread name stands in
+            }
+            f = readFacts(pid, comm);
+        }
+        return f;
     }
 
     public int processes() {
