@@ -48,8 +48,9 @@ final class RecordAgent {
     static final int REFUSED = 3;
 
     static int run(RecordCommand c, RecordOptions options, PrintWriter err) throws IOException, InterruptedException {
-        RecordingStore begun = RecordingStore.begin(c.store == null ? Path.of(".") : c.store, c.labels, c.command, c.pids);
-        Map<String, String> labels = new java.util.TreeMap<>(Labels.map(c.labels));
+        RecordingStore begun = RecordingStore.begin(c.store == null ? Path.of(".") : c.store, c.plainLabels(), c.command,
+                c.pids);
+        Map<String, String> labels = new java.util.TreeMap<>(Labels.map(c.plainLabels()));
         labels.putIfAbsent("service", begun.labels().service());
         if (!begun.labels().host().isEmpty()) {
             labels.putIfAbsent("host", begun.labels().host());
@@ -67,7 +68,8 @@ final class RecordAgent {
         }
         int health = c.healthEvery > 0 ? c.healthEvery : (int) Math.max(1, Math.ceil(60 / c.every));
         Agent agent = new Agent(options, new Agent.Settings(c.every, health, c.queue != null ? c.queue : defaultQueue(),
-                c.queueMaxBytes(), Duration.ofSeconds(c.queueMaxAge), labels, c.splitMode()), destinations, err)
+                c.queueMaxBytes(), Duration.ofSeconds(c.queueMaxAge), labels, c.splitMode(),
+                org.stackfold.record.agent.LabelRule.rules(c.labels)), destinations, err)
                 .attachAnyJvm(c.jvmAttach);
         SignalHandler stop = sig -> agent.stop();
         SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);

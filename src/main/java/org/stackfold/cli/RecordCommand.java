@@ -144,8 +144,11 @@ final class RecordCommand implements Callable<Integer> {
     TransformOptions transform;
 
     @Option(names = "--label", paramLabel = "NAME=VALUE",
-            description = "A label for --store and --push (repeatable). --store's default host: this machine's name;"
-                    + " default service: the command's name, else the first process's, else 'system'.")
+            description = {"A label for --store and --push (repeatable). --store's default host: this machine's name;"
+                    + " default service: the command's name, else the first process's, else 'system'.",
+                    "With --every, also a rule NAME=VALUE:CONDITION for the processes it matches, e.g."
+                    + " service=web:comm=nginx|exe=/usr/sbin/nginx or 'service=$1:cmdline~-jar /srv/(\\w+)\\.jar'"
+                    + " (comm, exe, cmdline; = != ~ !~; & and |; docs/agent.md): a profile per service."})
     List<String> labels = new ArrayList<>();
 
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command to run and record, after --.")
@@ -191,11 +194,15 @@ final class RecordCommand implements Callable<Integer> {
         if (!pids.isEmpty() && !command.isEmpty()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give -p PIDS or a command, not both");
         }
-        if (!labels.isEmpty() && store == null && !push.given()) {
+        List<org.stackfold.record.agent.LabelRule> rules = org.stackfold.record.agent.LabelRule.rules(labels);
+        if (!rules.isEmpty() && every == 0) {
+            throw usage("--label rules (NAME=VALUE:CONDITION) apply to --every, whose profiles are per service");
+        }
+        if (!plainLabels().isEmpty() && store == null && !push.given()) {
             // Labels go only to the fleet table and the push: silently dropping them would lose what the user meant.
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--label needs --store DIR or --push URL");
         }
-        org.stackfold.fleet.store.Labels.map(labels); // a bad label fails now, not after the recording
+        org.stackfold.fleet.store.Labels.map(plainLabels()); // a bad label fails now, not after the recording
         push.checkTogether();
         transform.transforms(); // a bad expression fails now, not after the recording
         ProfileFormat format = svg() || html() ? null : Formats.forOutput(output, to, "folded");
@@ -249,9 +256,16 @@ final class RecordCommand implements Callable<Integer> {
         }
     }
 
+    /** The --label arguments that are NAME=VALUE, not rules. */
+    List<String> plainLabels() {
+        return org.stackfold.record.agent.LabelRule.plain(labels);
+    }
+
+    /** --split; with --label rules, "none" means a profile per service (the rules' labels name the profiles). */
     org.stackfold.record.agent.Agent.Split splitMode() {
         return switch (split) {
-            case "none" -> org.stackfold.record.agent.Agent.Split.NONE;
+            case "none" -> org.stackfold.record.agent.LabelRule.rules(labels).isEmpty()
+                    ? org.stackfold.record.agent.Agent.Split.NONE : org.stackfold.record.agent.Agent.Split.SERVICE;
             case "process" -> org.stackfold.record.agent.Agent.Split.PROCESS;
             case "service" -> org.stackfold.record.agent.Agent.Split.SERVICE;
             default -> throw usage("--split takes none, process or service, not '" + split + "'");
@@ -364,11 +378,13 @@ final class RecordCommand implements Callable<Integer> {
                 char need = by == org.stackfold.record.agent.Agent.Split.PROCESS ? 'p' : 'n';
                 for (String o : outputList) {
                     if (!org.stackfold.record.agent.FileNames.names(o, need)) {
-                        throw usage("--split " + split + " makes a profile per " + split + ": -o '" + o + "' needs %" + need
+                        String what = by == org.stackfold.record.agent.Agent.Split.PROCESS ? "process" : "service";
+                        throw usage((split.equals("none") ? "--label rules make" : "--split " + split + " makes")
+                                + " a profile per " + what + ": -o '" + o + "' needs %" + need
                                 + " (or one file would be overwritten by the others)");
                     }
                 }
-                if (org.stackfold.fleet.store.Labels.map(labels).containsKey("service")) {
+                if (org.stackfold.fleet.store.Labels.map(plainLabels()).containsKey("service")) {
                     throw usage("--split " + split + " names each profile's service after its process: no --label service=");
                 }
             }

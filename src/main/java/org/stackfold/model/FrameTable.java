@@ -34,7 +34,28 @@ public final class FrameTable {
     private int size;
     private final Map<Key, Integer> located = new HashMap<>();
 
+    /**
+     * Hashed and compared by hand: a record's generated methods go through method handles, which C1
+     * (the JIT of {@code record}, whose agent interns every frame of every interval) does not inline.
+     */
     private record Key(int name, int kind, int file, int line, int endLine, int column, int endColumn, int opcode) {
+        @Override
+        public int hashCode() {
+            int h = name;
+            h = h * 31 + kind;
+            h = h * 31 + file;
+            h = h * 31 + line;
+            h = h * 31 + endLine;
+            h = h * 31 + column;
+            h = h * 31 + endColumn;
+            return h * 31 + opcode;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && name == k.name && kind == k.kind && file == k.file && line == k.line
+                    && endLine == k.endLine && column == k.column && endColumn == k.endColumn && opcode == k.opcode;
+        }
     }
 
     public int size() {

@@ -43,6 +43,9 @@ public final class ProcessSnapshots implements Recorder.Listener {
     private final Map<Integer, Integer> latest = new HashMap<>();
     /** Each process's name ({@code /proc/PID/comm}) when it was first seen: the agent's service names. */
     private final Map<Integer, String> names = new HashMap<>();
+    /** Each process's executable and command line when it was first seen, if {@link #readFacts} asked. */
+    private final Map<Integer, Facts> facts = new HashMap<>();
+    private volatile boolean readFacts;
     /** Live JVMs: pid to {next refresh time, interval}. */
     private final Map<Integer, long[]> jvms = new HashMap<>();
     /** Perf maps the JVMs wrote because they were asked, to delete at the end. */
@@ -64,6 +67,20 @@ public final class ProcessSnapshots implements Recorder.Listener {
     public ProcessSnapshots(Symbolizer symbolizer, boolean attachAnyJvm) {
         this.symbolizer = symbolizer;
         this.attachAnyJvm = attachAnyJvm;
+    }
+
+    /**
+     * What a process was when first seen after its last exec: {@code /proc/PID/comm}, the target of
+     * {@code /proc/PID/exe} and {@code /proc/PID/cmdline} with its NULs as spaces (each "" when it
+     * could not be read: a kernel thread has no exe nor command line).
+     */
+    public record Facts(String comm, String exe, String cmdline) {
+    }
+
+    /** Also read each new process's executable and command line ({@link #facts}): the agent's label rules. */
+    public ProcessSnapshots readFacts(boolean yes) {
+        readFacts = yes;
+        return this;
     }
 
     @Override
@@ -94,10 +111,15 @@ public final class ProcessSnapshots implements Recorder.Listener {
             symbolizer.forget(pid); // the process exec'd: its old snapshot must not name the new program
         }
         latest.put(pid, exec);
+        String comm = null;
         try {
-            names.put(pid, ProcFiles.read(Path.of("/proc/" + pid + "/comm")).strip());
+            comm = ProcFiles.read(Path.of("/proc/" + pid + "/comm")).strip();
+            names.put(pid, comm);
         } catch (IOException | RuntimeException e) {
             // gone already: the name of its samples' threads stands in
+        }
+        if (readFacts) {
+            facts.put(pid, readFacts(pid, comm));
         }
         if (JvmPerfMap.isJvm(pid)) {
             jvms.put(pid, new long[] {System.nanoTime() + FIRST_JVM_REFRESH_NANOS, FIRST_JVM_REFRESH_NANOS});
@@ -158,6 +180,32 @@ public final class ProcessSnapshots implements Recorder.Listener {
                 }
             }
         }
+    }
+
+    private static Facts readFacts(int pid, String comm) {
+        Path dir = Path.of("/proc/" + pid);
+        String exe = "", cmdline = "";
+        try {
+            exe = Files.readSymbolicLink(dir.resolve("exe")).toString();
+        } catch (IOException | RuntimeException e) {
+            // a kernel thread, or gone
+        }
+        try {
+            byte[] b = Files.readAllBytes(dir.resolve("cmdline"));
+            int n = b.length;
+            while (n > 0 && b[n - 1] == 0) {
+                n--;
+            }
+            for (int i = 0; i < n; i++) {
+                if (b[i] == 0) {
+                    b[i] = ' ';
+                }
+            }
+            cmdline = new String(b, 0, n, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException | RuntimeException e) {
+            // gone
+        }
+        return new Facts(comm == null ? "" : comm, exe, cmdline);
     }
 
     private AddressSymbolizer snapshot(int pid) {
@@ -263,6 +311,7 @@ public final class ProcessSnapshots implements Recorder.Listener {
             }
             jvms.remove(pid);
             names.remove(pid);
+            facts.remove(pid);
             symbolizer.forget(pid);
         }
     }
@@ -288,6 +337,25 @@ public final class ProcessSnapshots implements Recorder.Listener {
     /** A process's name when it was first seen (after its program's exec), or null; on the worker. */
     public String name(int pid) {
         return names.get(pid);
+    }
+
+    /**
+     * A process's {@link Facts} when it was first seen (with {@link #readFacts}), or null; on the worker.
+     * A process not announced yet (its samples so far had no user stack: the walker had not read its
+     * maps) has its facts read now, not kept (it is forgotten only once announced).
+     */
+    public Facts facts(int pid) {
+        Facts f = facts.get(pid);
+        if (f == null && readFacts && !latest.containsKey(pid)) {
+            String comm = null;
+            try {
+                comm = ProcFiles.read(Path.of("/proc/" + pid + "/comm")).strip();
+            } catch (IOException | RuntimeException e) {
+                return null; // gone: its samples' thread name stands in
+            }
+            f = readFacts(pid, comm);
+        }
+        return f;
     }
 
     public int processes() {

@@ -52,6 +52,16 @@ public final class StackFolder {
     }
 
     private record UserKey(int pid, int exec, int stack) {
+        @Override
+        public int hashCode() {
+            return (pid * 31 + exec) * 31 + stack;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof UserKey k && stack == k.stack && pid == k.pid && exec == k.exec;
+        }
+
     }
 
     /**
@@ -111,7 +121,17 @@ public final class StackFolder {
         }
     }
 
+    /** Hashed and compared by hand: C1 does not inline a record's generated methods (method handles). */
     record Address(int pid, int exec, long ip) {
+        @Override
+        public int hashCode() {
+            return (pid * 31 + exec) * 31 + Long.hashCode(ip * 0x9E3779B97F4A7C15L);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Address a && ip == a.ip && pid == a.pid && exec == a.exec;
+        }
     }
 
     private SymbolCache cache;
@@ -398,12 +418,28 @@ public final class StackFolder {
         return List.of(new SymbolFrame("[unknown]", 0, null, 0, kind, null, false));
     }
 
+    /**
+     * The frame ids of symbol lists this fold has added, by the list's identity: the agent's symbol
+     * cache hands out the same list for an address each time, so each is interned once a fold.
+     */
+    private final java.util.IdentityHashMap<List<SymbolFrame>, int[]> frameIds = new java.util.IdentityHashMap<>();
+
     /** One address's frames are innermost first (inlined ones before their container): add them reversed. */
     private void addRootFirst(List<SymbolFrame> symbols, List<Integer> out, boolean annotate) {
-        for (int j = symbols.size() - 1; j >= 0; j--) {
-            SymbolFrame s = symbols.get(j);
-            String name = annotate && s.kind() == FrameKind.KERNEL ? s.function() + KERNEL_SUFFIX : s.function();
-            out.add(profile.frames().frame(name, s.inlined() ? FrameKind.INLINED : s.kind()));
+        int[] ids = frameIds.get(symbols);
+        if (ids == null) {
+            ids = new int[symbols.size()];
+            for (int j = symbols.size() - 1, i = 0; j >= 0; j--, i++) {
+                SymbolFrame s = symbols.get(j);
+                String name = annotate && s.kind() == FrameKind.KERNEL ? s.function() + KERNEL_SUFFIX : s.function();
+                ids[i] = profile.frames().frame(name, s.inlined() ? FrameKind.INLINED : s.kind());
+            }
+            if (cache != null) {
+                frameIds.put(symbols, ids);
+            }
+        }
+        for (int id : ids) {
+            out.add(id);
         }
     }
 

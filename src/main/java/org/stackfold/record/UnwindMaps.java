@@ -438,6 +438,10 @@ final class UnwindMaps implements AutoCloseable {
         reads++;
         java.util.Set<String> fresh = new java.util.HashSet<>();
         int prefixCount = 0;
+        // All the new prefixes of the process in one batch call (a new process: 50-150 prefixes, each a
+        // bpf(2) call before; this machine starts ~30 processes a second).
+        List<byte[]> pendingKeys = new ArrayList<>();
+        List<List<byte[]>> pendingLines = new ArrayList<>();
         for (String line : added) {
             String[] file = new String[1];
             long[] v = mapping(pid, line, file);
@@ -453,25 +457,29 @@ final class UnwindMaps implements AutoCloseable {
                 lpmValue.set(ValueLayout.JAVA_LONG, WalkerProgram.MAPPING_SERIAL, v[6]); // serial, 0
                 for (long[] p : prefixes(v[0], v[1])) {
                     byte[] k = lpmKey(pid, p[0], (int) p[1]);
-                    MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
-                    try {
-                        lpm.update(lpmKey, lpmValue, Bpf.ANY);
-                        keys.add(k);
-                        fresh.add(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1));
-                    } catch (ErrnoException e) {
-                        if (e.errno() != ErrnoException.ENOSPC && e.errno() != ErrnoException.E2BIG) {
-                            throw e;
-                        }
-                        trieFull++;
-                    }
+                    int i = pendingKeys.size();
+                    ensureBatch(i + 1);
+                    MemorySegment.copy(k, 0, batchKeys, ValueLayout.JAVA_BYTE, (long) i * WalkerProgram.LPM_KEY_SIZE, k.length);
+                    MemorySegment.copy(lpmValue, 0, batchValues, (long) i * WalkerProgram.MAPPING_SIZE,
+                            WalkerProgram.MAPPING_SIZE);
+                    pendingKeys.add(k);
+                    pendingLines.add(keys);
                 }
-                prefixCount += keys.size();
                 if (DEBUG) {
                     System.err.println("  " + Long.toHexString(v[0]) + "-" + Long.toHexString(v[1]) + " bias "
                             + Long.toHexString(v[2]) + " table " + v[3] + " rows " + v[4] + " kind " + v[5]);
                 }
             }
             now.put(line, new Line(keys, file[0]));
+        }
+        boolean[] in = insert(pendingKeys.size());
+        for (int i = 0; i < in.length; i++) {
+            if (in[i]) {
+                byte[] k = pendingKeys.get(i);
+                pendingLines.get(i).add(k);
+                fresh.add(new String(k, java.nio.charset.StandardCharsets.ISO_8859_1));
+                prefixCount++;
+            }
         }
         // New prefixes went in before stale ones go out, so no walk finds the process half-mapped.
         for (Map.Entry<String, Line> e : before.entrySet()) {
@@ -581,15 +589,114 @@ final class UnwindMaps implements AutoCloseable {
         if (old == null) {
             return;
         }
+        List<byte[]> keys = new ArrayList<>();
         for (Line l : old.lines().values()) {
-            for (byte[] k : l.keys()) {
-                MemorySegment.copy(k, 0, lpmKey, ValueLayout.JAVA_BYTE, 0, k.length);
-                lpm.delete(lpmKey);
-            }
+            keys.addAll(l.keys());
         }
+        remove(keys);
         for (String f : files(old.lines())) {
             release(f);
         }
+    }
+
+    /** Whether the kernel takes batch updates and deletes of the trie (Linux 5.6 and later): one call a process. */
+    private boolean batchWorks = true;
+    private long batchCalls;
+    private MemorySegment batchKeys, batchValues;
+    private int batchCapacity;
+
+    private void ensureBatch(int n) {
+        if (n > batchCapacity) {
+            int cap = Math.max(256, Integer.highestOneBit(n - 1) << 1);
+            MemorySegment k = arena.allocate((long) cap * WalkerProgram.LPM_KEY_SIZE, 8);
+            MemorySegment v = arena.allocate((long) cap * WalkerProgram.MAPPING_SIZE, 8);
+            if (batchCapacity > 0) {
+                MemorySegment.copy(batchKeys, 0, k, 0, (long) batchCapacity * WalkerProgram.LPM_KEY_SIZE);
+                MemorySegment.copy(batchValues, 0, v, 0, (long) batchCapacity * WalkerProgram.MAPPING_SIZE);
+            }
+            batchKeys = k;
+            batchValues = v;
+            batchCapacity = cap;
+        }
+    }
+
+    /**
+     * Puts the first {@code n} prefixes of the batch buffers into the trie: one batch call, or one call
+     * each where the kernel has no batch; a full trie refuses some (counted). Which went in.
+     */
+    private boolean[] insert(int n) throws ErrnoException {
+        boolean[] in = new boolean[n];
+        int i = 0;
+        while (i < n && batchWorks) {
+            try {
+                batchCalls++;
+                lpm.batchWrite(batchKeys.asSlice((long) i * WalkerProgram.LPM_KEY_SIZE),
+                        batchValues.asSlice((long) i * WalkerProgram.MAPPING_SIZE), n - i, Bpf.ANY);
+                java.util.Arrays.fill(in, i, n, true);
+                return in;
+            } catch (BpfMap.BatchException e) {
+                int done = Math.max(0, Math.min(e.done(), n - i));
+                java.util.Arrays.fill(in, i, i + done, true);
+                i += done;
+                if (done == 0 && i == 0 && BpfMap.batchRefused(e) && e.errno() != ErrnoException.E2BIG) {
+                    batchWorks = false; // no batch commands for this map here: one call each from now on
+                } else if (e.errno() == ErrnoException.ENOSPC || e.errno() == ErrnoException.E2BIG) {
+                    trieFull++;
+                    i++; // that one did not fit; the rest are tried
+                } else {
+                    throw e;
+                }
+            }
+        }
+        for (; i < n; i++) {
+            try {
+                lpm.update(batchKeys.asSlice((long) i * WalkerProgram.LPM_KEY_SIZE, WalkerProgram.LPM_KEY_SIZE),
+                        batchValues.asSlice((long) i * WalkerProgram.MAPPING_SIZE, WalkerProgram.MAPPING_SIZE), Bpf.ANY);
+                in[i] = true;
+            } catch (ErrnoException e) {
+                if (e.errno() != ErrnoException.ENOSPC && e.errno() != ErrnoException.E2BIG) {
+                    throw e;
+                }
+                trieFull++;
+            }
+        }
+        return in;
+    }
+
+    /** Deletes prefixes from the trie: one batch call (a key already gone is skipped), or one call each. */
+    private void remove(List<byte[]> keys) throws ErrnoException {
+        int n = keys.size();
+        ensureBatch(n);
+        for (int i = 0; i < n; i++) {
+            MemorySegment.copy(keys.get(i), 0, batchKeys, ValueLayout.JAVA_BYTE, (long) i * WalkerProgram.LPM_KEY_SIZE,
+                    WalkerProgram.LPM_KEY_SIZE);
+        }
+        int i = 0;
+        while (i < n && batchWorks) {
+            try {
+                batchCalls++;
+                lpm.batchWrite(batchKeys.asSlice((long) i * WalkerProgram.LPM_KEY_SIZE), null, n - i, 0);
+                return;
+            } catch (BpfMap.BatchException e) {
+                int done = Math.max(0, Math.min(e.done(), n - i));
+                i += done;
+                if (done == 0 && i == 0 && BpfMap.batchRefused(e) && e.errno() != ErrnoException.ENOENT) {
+                    batchWorks = false;
+                } else if (e.errno() == ErrnoException.ENOENT) {
+                    i++; // gone already
+                } else {
+                    throw e;
+                }
+            }
+        }
+        for (; i < n; i++) {
+            lpm.delete(batchKeys.asSlice((long) i * WalkerProgram.LPM_KEY_SIZE, WalkerProgram.LPM_KEY_SIZE));
+        }
+    }
+
+    /** Batch calls made to the trie (inserts and deletes), for tests. */
+    long batchCalls() {
+        return batchWorks ? batchCalls : -1;
     }
 
     /** Processes with prefixes in the trie, and the prefixes. */

@@ -145,6 +145,21 @@ final class ElfFile {
         }
     }
 
+    /**
+     * Gives the pages of a mapped file back ({@code madvise(MADV_DONTNEED)}): they leave this process's
+     * resident memory and come back from the page cache when read again. For a long-lived process
+     * (the agent) that read symbols of many files once.
+     */
+    void unload() {
+        if (data.isMapped()) {
+            try {
+                data.unload();
+            } catch (RuntimeException e) {
+                // a file truncated under us: its pages were not ours to keep anyway
+            }
+        }
+    }
+
     static ElfFile of(byte[] image, String name) {
         return new ElfFile(name, MemorySegment.ofArray(image));
     }

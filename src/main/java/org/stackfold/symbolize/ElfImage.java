@@ -34,6 +34,15 @@ final class ElfImage {
     }
 
     /** The separate debug file, or null. */
+    /** The pages read of its file (and its debug file) leave resident memory ({@link ElfFile#unload}). */
+    void unload() {
+        elf.unload();
+        ElfFile d = debug;
+        if (d != null && d != elf) {
+            d.unload();
+        }
+    }
+
     ElfFile debugFile() {
         if (!debugResolved) {
             synchronized (this) {

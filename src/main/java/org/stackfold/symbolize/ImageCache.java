@@ -63,6 +63,13 @@ final class ImageCache {
         return vdsos.computeIfAbsent(new VdsoKey(bytes), k -> new ElfImage(ElfFile.of(k.image, "[vdso]"), null, null));
     }
 
+    /** Every cached file's pages out of resident memory ({@link ElfImage#unload}). */
+    void unload() {
+        for (ElfImage i : files.values()) {
+            i.unload();
+        }
+    }
+
     void clear() {
         files.clear();
         keyOfPath.clear();

@@ -210,6 +210,15 @@ public final class Symbolizer implements AutoCloseable {
         processes.remove(pid);
     }
 
+    /**
+     * Gives back the pages of the mapped files read so far (they are read again from the page cache
+     * when needed): a long-lived recording's resident memory then holds the files' indexes, not every
+     * page of every binary whose symbols it looked up once.
+     */
+    public void unloadFiles() {
+        images.unload();
+    }
+
     /** Drops every snapshot and cached file index. */
     @Override
     public void close() {

@@ -32,10 +32,21 @@ import org.stackfold.symbolize.SymbolizerOptions;
 public final class Agent {
     /** What the agent does beyond the recording. */
     public record Settings(double everySeconds, int healthEvery, Path queueDir, long queueMaxBytes,
-                           Duration queueMaxAge, Map<String, String> labels, Split split) {
+                           Duration queueMaxAge, Map<String, String> labels, Split split, List<LabelRule> rules) {
+        public Settings {
+            rules = List.copyOf(rules);
+        }
+
+        public Settings(double everySeconds, int healthEvery, Path queueDir, long queueMaxBytes, Duration queueMaxAge,
+                        Map<String, String> labels, Split split) {
+            this(everySeconds, healthEvery, queueDir, queueMaxBytes, queueMaxAge, labels, split, List.of());
+        }
     }
 
-    /** One profile an interval for everything recorded, or one per process (pid and service labels), or per service. */
+    /**
+     * One profile an interval for everything recorded, or one per process (pid and service labels), or
+     * per service (one per distinct set of a process's service and {@link LabelRule} labels).
+     */
     public enum Split { NONE, PROCESS, SERVICE }
 
     /** What a run did, for the last line and for tests. */
@@ -97,7 +108,8 @@ public final class Agent {
         SymbolizerOptions symbols = new SymbolizerOptions(true, false, false, false);
         Recorder.Result result;
         try (Symbolizer symbolizer = new Symbolizer(symbols).askJvmsForPerfMaps(false)) {
-            ProcessSnapshots processes = new ProcessSnapshots(symbolizer, attachAnyJvm);
+            ProcessSnapshots processes = new ProcessSnapshots(symbolizer, attachAnyJvm)
+                    .readFacts(!settings.rules().isEmpty());
             recorder.every(settings.everySeconds(), interval -> processes.onWorker(() -> {
                 fold(interval, symbolizer, processes, queue, deliveries);
                 processes.forget(interval.exited());
@@ -142,18 +154,17 @@ public final class Agent {
         if (settings.split() == Split.NONE) {
             out.add(profile(folder(all, symbolizer, processes, interval), start, duration, labels));
         } else {
-            // Groups: each process, or each process name; the name read when the process was first seen.
+            // Groups: each process, or each set of labels (service: a rule's, else the process's name, read
+            // when the process was first seen; and the rules' other labels).
             Map<String, java.util.Set<Integer>> groups = new TreeMap<>();
             for (int pid : all.pids()) {
-                String name = processes.name(pid);
-                String service = labelValue(name != null ? name : all.comm(pid));
-                String key = settings.split() == Split.PROCESS ? Integer.toString(pid) : service;
-                groups.computeIfAbsent(key, k -> new java.util.HashSet<>()).add(pid);
                 Map<String, String> l = new TreeMap<>(labels);
-                l.put("service", service.isEmpty() ? "unknown" : service);
+                l.putAll(processLabels(pid, processes, all));
                 if (settings.split() == Split.PROCESS) {
                     l.put("pid", Integer.toString(pid));
                 }
+                String key = settings.split() == Split.PROCESS ? Integer.toString(pid) : l.toString();
+                groups.computeIfAbsent(key, k -> new java.util.HashSet<>()).add(pid);
                 groupLabels.put(key, l);
             }
             for (Map.Entry<String, java.util.Set<Integer>> g : groups.entrySet()) {
@@ -169,10 +180,15 @@ public final class Agent {
             folded.offer(out);
         }
         symbols.forget(interval.exited());
+        // The pages of the files whose symbols were read leave resident memory (100-200 MB of this busy
+        // machine's binaries otherwise: compilers, JVMs, node); what the next fold needs is read again.
+        symbolizer.unloadFiles();
         if (Duration.between(released, start).compareTo(RELEASE_FILES_EVERY) >= 0) {
             // The symbolizer keeps every ELF file it parsed (its symbol index: 40 MB of heap after 15 minutes of
-            // this busy machine). Live processes' snapshots hold the files they map; dropping the cache frees
-            // the rest (files only exited processes mapped), at the cost of parsing again what a new process maps.
+            // this busy machine, and the files' pages it read are resident while mapped). Live processes'
+            // snapshots hold the files they map; dropping the cache frees the rest (files only exited
+            // processes mapped), at the cost of parsing again what a new process maps. Every 2 minutes, not
+            // 10: the old generation's high-water mark stays resident.
             released = start;
             symbolizer.close();
         }
@@ -182,7 +198,7 @@ public final class Agent {
     }
 
     /** How often files only exited processes mapped are released: the heap follows the live processes. */
-    static final Duration RELEASE_FILES_EVERY = Duration.ofMinutes(10);
+    static final Duration RELEASE_FILES_EVERY = Duration.ofMinutes(2);
     private Instant released = Instant.now();
 
     private final Map<String, Map<String, String>> groupLabels = new java.util.HashMap<>();
@@ -196,6 +212,23 @@ public final class Agent {
         long n = f.accounting().samples();
         samples += n;
         return new IntervalProfile(f.profile(), start, duration, labels, n);
+    }
+
+    /** A process's own labels: the rules' (first match per label), and service = its name unless a rule named it. */
+    private Map<String, String> processLabels(int pid, ProcessSnapshots processes, org.stackfold.record.Drained all) {
+        Map<String, String> l = new TreeMap<>();
+        ProcessSnapshots.Facts f = processes.facts(pid);
+        String name = processes.name(pid);
+        if (!settings.rules().isEmpty()) {
+            // A process seen before the rules' facts were read (or gone first): its thread name stands in.
+            l.putAll(LabelRule.labels(settings.rules(),
+                    f != null ? f : new ProcessSnapshots.Facts(name != null ? name : all.comm(pid), "", "")));
+        }
+        if (!l.containsKey("service")) {
+            String service = labelValue(name != null ? name : all.comm(pid));
+            l.put("service", service.isEmpty() ? "unknown" : service);
+        }
+        return l;
     }
 
     /**

@@ -14,6 +14,7 @@ public final class Bpf {
     /** Batch commands (Linux 5.6; hash maps): {@code in_batch@0 out_batch@8 keys@16 values@24 count@32 map_fd@36 elem_flags@40 flags@48}. */
     public static final int MAP_LOOKUP_BATCH = 24;
     public static final int MAP_LOOKUP_AND_DELETE_BATCH = 25;
+    public static final int MAP_UPDATE_BATCH = 26;
     public static final int MAP_DELETE_BATCH = 27;
 
     /** The size of {@code union bpf_attr} passed; the kernel accepts it as long as unknown tails are zero. */

@@ -171,6 +171,46 @@ public final class BpfMap implements AutoCloseable {
     /** The kernel's internal ENOTSUPP (524) and EOPNOTSUPP (95). */
     private static final int ENOTSUPP = 524, EOPNOTSUPP = 95;
 
+    /**
+     * BPF_MAP_UPDATE_BATCH (or, with {@code values} null, BPF_MAP_DELETE_BATCH) of the first {@code n}
+     * keys (and values) of the buffers, in one call: the kernel goes through them in order and stops at
+     * the first that fails. Returns {@code n}; an entry that failed throws an {@link BatchException}
+     * saying how many went through before it. Linux 5.6 and later (LPM tries: the generic batch
+     * commands); a kernel without them refuses at once ({@link #batchRefused}, none done).
+     */
+    public int batchWrite(MemorySegment keys, MemorySegment values, int n, long elemFlags) throws ErrnoException {
+        if (n == 0) {
+            return 0;
+        }
+        attr.fill((byte) 0);
+        attr.set(ValueLayout.JAVA_LONG, 16, keys.address());
+        attr.set(ValueLayout.JAVA_LONG, 24, values == null ? 0 : values.address());
+        attr.set(ValueLayout.JAVA_INT, 32, n);
+        attr.set(ValueLayout.JAVA_INT, 36, fd);
+        attr.set(ValueLayout.JAVA_LONG, 40, elemFlags);
+        try {
+            Syscalls.bpf(values == null ? Bpf.MAP_DELETE_BATCH : Bpf.MAP_UPDATE_BATCH, attr,
+                    (values == null ? "deleting from" : "updating") + " BPF map " + name + " in a batch");
+        } catch (ErrnoException e) {
+            throw new BatchException(e, attr.get(ValueLayout.JAVA_INT, 32));
+        }
+        return n;
+    }
+
+    /** A batch write that stopped: {@link #done} entries went through, the next one failed with this errno. */
+    public static final class BatchException extends ErrnoException {
+        private final int done;
+
+        BatchException(ErrnoException e, int done) {
+            super(e);
+            this.done = done;
+        }
+
+        public int done() {
+            return done;
+        }
+    }
+
     public void update(MemorySegment key, MemorySegment value, long flags) throws ErrnoException {
         Syscalls.bpf(Bpf.MAP_UPDATE_ELEM, elemAttr(key, value, flags), "updating BPF map " + name);
     }

@@ -26,6 +26,12 @@ public class ErrnoException extends IOException {
         this.errno = errno;
     }
 
+    /** The same failure, kept as it was (its message and errno), for a subclass that adds to it. */
+    protected ErrnoException(ErrnoException e) {
+        super(e.getMessage(), e);
+        this.errno = e.errno;
+    }
+
     public int errno() {
         return errno;
     }

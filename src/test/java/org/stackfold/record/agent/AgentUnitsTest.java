@@ -176,4 +176,66 @@ class AgentUnitsTest {
         assertThat(bad.code()).isEqualTo(1);
         assertThat(bad.err()).contains(conf + ":2:");
     }
+
+    private static final org.stackfold.record.ProcessSnapshots.Facts NGINX = new org.stackfold.record.ProcessSnapshots.Facts(
+            "nginx", "/usr/sbin/nginx", "nginx: worker process");
+    private static final org.stackfold.record.ProcessSnapshots.Facts API = new org.stackfold.record.ProcessSnapshots.Facts(
+            "java", "/usr/lib/jvm/java-21/bin/java", "java -Xmx2g -jar /srv/billing-api.jar --port 8080");
+    private static final org.stackfold.record.ProcessSnapshots.Facts KTHREAD = new org.stackfold.record.ProcessSnapshots.Facts(
+            "kworker/0:1", "", "");
+
+    @Test
+    void labelRulesMapProcessesToServices() {
+        LabelRule web = LabelRule.parse("service=web:comm=nginx|exe=/usr/sbin/nginx");
+        assertThat(web.apply(NGINX)).isEqualTo("web");
+        assertThat(web.apply(new org.stackfold.record.ProcessSnapshots.Facts("nginx-1.25", "/usr/sbin/nginx", ""))).isEqualTo("web");
+        assertThat(web.apply(API)).isNull();
+        assertThat(web.apply(KTHREAD)).isNull();
+
+        // A regex keeps its |; $1 is its group, made fit for a label.
+        LabelRule jar = LabelRule.parse("service=$1:cmdline~-jar /srv/(billing|shop)-([a-z]+)\\.jar");
+        assertThat(jar.alternatives()).hasSize(1);
+        assertThat(jar.apply(API)).isEqualTo("billing");
+        LabelRule jar2 = LabelRule.parse("service=jvm-$2:comm=java&cmdline~/srv/(\\w+)-(\\w+)");
+        assertThat(jar2.apply(API)).isEqualTo("jvm-api");
+        assertThat(LabelRule.parse("service=x$1:cmdline~--name=(\\S*)").apply(
+                new org.stackfold.record.ProcessSnapshots.Facts("a", "", "a --name=a/b c"))).isEqualTo("xa_b");
+        // Both must match with &; != and !~ negate; a value that comes out empty does not match.
+        assertThat(LabelRule.parse("service=other:comm=java&cmdline!~billing").apply(API)).isNull();
+        assertThatThrownBy(() -> LabelRule.parse("service=kernel:exe=&comm~^kworker")).hasMessageContaining("needs a text");
+        assertThat(LabelRule.parse("service=kernel:exe!~.&comm~^kworker").apply(KTHREAD)).isEqualTo("kernel");
+        assertThat(LabelRule.parse("service=$1:cmdline~^(x*)").apply(API)).isNull();
+        // A value may hold : and / like any label's; the rule starts at the : a condition follows.
+        LabelRule url = LabelRule.parse("team=a:b/c:exe~^/usr/sbin/");
+        assertThat(url.name()).isEqualTo("team");
+        assertThat(url.apply(NGINX)).isEqualTo("a:b/c");
+
+        // The first rule of a label that matches wins; other labels have their own rules.
+        java.util.List<LabelRule> rules = LabelRule.rules(java.util.List.of("env=prod", "service=web:comm=nginx",
+                "service=java:exe~/bin/java$", "service=catchall:comm~.", "team=payments:cmdline~billing"));
+        assertThat(rules).hasSize(4);
+        assertThat(LabelRule.plain(java.util.List.of("env=prod", "service=web:comm=nginx"))).containsExactly("env=prod");
+        assertThat(LabelRule.labels(rules, NGINX)).containsExactly(Map.entry("service", "web"));
+        assertThat(LabelRule.labels(rules, API)).containsExactly(Map.entry("service", "java"), Map.entry("team", "payments"));
+        assertThat(LabelRule.labels(rules, KTHREAD)).containsExactly(Map.entry("service", "catchall"));
+        assertThat(LabelRule.isRule("url=http://x:80")).isFalse();
+        assertThat(LabelRule.needs(rules, LabelRule.Field.EXE)).isTrue();
+    }
+
+    @Test
+    void badLabelRulesAreUsageErrorsNamingThem() {
+        assertThatThrownBy(() -> LabelRule.parse("service=web:comm~(")).hasMessageContaining("--label 'service=web:comm~('")
+                .hasMessageContaining("not a regular expression");
+        assertThatThrownBy(() -> LabelRule.parse("service=$2:cmdline~(a)")).hasMessageContaining("group $2");
+        assertThatThrownBy(() -> LabelRule.parse("service=w b:comm=x")).hasMessageContaining("must be letters");
+        assertThatThrownBy(() -> LabelRule.parse("pid=1:comm=x")).hasMessageContaining("sets label pid itself");
+        assertThatThrownBy(() -> LabelRule.parse("service=web:comm=x|user=root")).hasMessageContaining("'user' is not a condition");
+        assertThat(CliRun.run("record", "-d", "1", "--store", "t", "--label", "service=web:comm=nginx").err())
+                .contains("apply to --every");
+        assertThat(CliRun.run("record", "--every", "5", "-o", "cpu-%s.folded", "--label", "service=web:comm=nginx").err())
+                .contains("--label rules make a profile per service").contains("needs %n");
+        CliRun r = CliRun.run("record", "--every", "5", "--store", "t", "--label", "service=web:comm~[");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("not a regular expression");
+    }
 }

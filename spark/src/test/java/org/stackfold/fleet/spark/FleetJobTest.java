@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -136,5 +137,66 @@ class FleetJobTest {
         assertThatThrownBy(() -> FleetJob.Args.parse(new String[] {"dir", "-o", "x", "--top", "3", "--by", "a;b"}))
                 .hasMessageContaining("--by");
         assertThatThrownBy(() -> FleetJob.Args.parse(new String[] {"dir", "--where"})).hasMessageContaining("needs a value");
+    }
+
+    /**
+     * A day of the agent's output as {@code record --every 10 --split service --store} writes it: an
+     * interval of 10 s per service (its own {@code time}, labels {@code interval_ms}), added to the
+     * table together, one store (one Parquet file per partition) every 10 minutes here (the agent's
+     * default is a minute; fewer files keep the test short). Spark over the day equals DuckDB's query:
+     * the day merged, a service's last 5 minutes, a diff of two hours, the top functions.
+     */
+    @Test
+    void aDayOfAgentOutputAgreesWithDuckDB() throws IOException {
+        Path agent = dir.resolve("agent");
+        SplittableRandom r = new SplittableRandom(33);
+        java.time.Instant day = java.time.Instant.parse("2026-12-01T00:00:00Z");
+        String[] services = {"web", "postgres"};
+        org.stackfold.format.ProfileFormat folded = org.stackfold.format.Formats.byName("folded");
+        List<org.stackfold.fleet.store.StoredProfile> batch = new ArrayList<>();
+        for (int i = 0; i < 8640; i++) {
+            java.time.Instant t = day.plusSeconds(10L * i);
+            for (String service : services) {
+                String text = randomFolded(r);
+                org.stackfold.model.Profile p = folded.read(org.stackfold.io.Input.ofBytes("i.folded",
+                        text.getBytes(StandardCharsets.UTF_8)), org.stackfold.format.FormatOptions.none());
+                batch.add(new org.stackfold.fleet.store.StoredProfile("agent", p, org.stackfold.fleet.store.Labels.of(
+                        java.util.Map.of("service", service, "host", "h1", "interval_ms", "10000")), t));
+            }
+            if (batch.size() == 60 * services.length || i == 8639) {
+                org.stackfold.fleet.store.FleetStore.store(agent, batch);
+                batch.clear();
+            }
+        }
+        Path saved = table;
+        table = agent;
+        try {
+            for (String where : List.of("true", "service = 'web' and time >= '2026-12-01 23:55:00'",
+                    "service = 'postgres' and time >= '2026-12-01 12:00:00' and time < '2026-12-01 13:00:00'")) {
+                String duck = duckdbFolded("--where", where);
+                assertThat(duck).as(where).isNotEmpty();
+                assertThat(sparkFolded("--where", where)).as(where).isEqualTo(duck);
+            }
+            String[] diff = {"--where", "service = 'web' and time >= '2026-12-01 03:00:00' and time < '2026-12-01 04:00:00'",
+                    "--diff-where", "service = 'web' and time >= '2026-12-01 04:00:00' and time < '2026-12-01 05:00:00'"};
+            String duck = duckdbFolded(diff);
+            Path out = Files.createTempFile(dir, "spark", ".diff.folded");
+            List<String> args = new ArrayList<>(List.of(agent.toString(), "-o", out.toString()));
+            args.addAll(List.of(diff));
+            FleetJob.run(spark, FleetJob.Args.parse(args.toArray(String[]::new)));
+            assertThat(Files.readAllLines(out)).containsExactlyInAnyOrderElementsOf(duck.lines().toList());
+            try (FleetQuery q = FleetQuery.open(agent)) {
+                Path top = Files.createTempFile(dir, "top", ".tsv");
+                FleetJob.run(spark, FleetJob.Args.parse(new String[] {agent.toString(), "--top", "5", "--where",
+                        "service = 'postgres'", "-o", top.toString()}));
+                StringBuilder d = new StringBuilder();
+                for (FleetQuery.Top t : q.top(5, "function", "service = 'postgres'")) {
+                    d.append(t.key()).append('\t').append(t.samples()).append('\n');
+                }
+                assertThat(Files.readString(top)).isEqualTo(d.toString());
+            }
+        } finally {
+            table = saved;
+        }
     }
 }
