@@ -35,7 +35,7 @@ final class CommandLauncher {
         Process p = new ProcessBuilder(argv).inheritIO().start();
         Path stat = Path.of("/proc/" + p.pid() + "/stat");
         while (p.isAlive()) {
-            if (state(stat) == 'T') {
+            if (ProcFiles.state(stat) == 'T') {
                 return p;
             }
             try {
@@ -87,10 +87,23 @@ final class CommandLauncher {
      * waits for its children must not wait for it); deaf to the terminal's INT, QUIT and HUP, which
      * the recorder handles; {@link Process#destroy} ends it when the recording ends as it should.
      */
-    static Process watchdog(long pid) throws IOException {
-        return new ProcessBuilder("/bin/sh", "-c", CONTINUE_WHEN_ORPHANED, "sh", Long.toString(pid))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
+    static final class Watchdog implements AutoCloseable {
+        private Process shell;
+
+        /** Starts watching {@code pid}, the command just started stopped. */
+        void watch(long pid) throws IOException {
+            shell = new ProcessBuilder("/bin/sh", "-c", CONTINUE_WHEN_ORPHANED, "sh", Long.toString(pid))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+        }
+
+        /** Ends the watch (the sampler continues what it stopped when it stops or closes). */
+        @Override
+        public void close() {
+            if (shell != null) {
+                shell.destroy();
+            }
+        }
     }
 
     private static final String CONTINUE_WHEN_ORPHANED = "trap '' INT QUIT HUP; read -r _;"
@@ -98,16 +111,5 @@ final class CommandLauncher {
 
     static void resume(Process p) throws ErrnoException {
         Syscalls.kill((int) p.pid(), SIGCONT);
-    }
-
-    /** The state letter of /proc/PID/stat (after the parenthesised comm, which may hold spaces). */
-    private static char state(Path stat) {
-        try {
-            String s = ProcFiles.read(stat);
-            int close = s.lastIndexOf(')');
-            return close >= 0 && close + 2 < s.length() ? s.charAt(close + 2) : '?';
-        } catch (IOException e) {
-            return '?';
-        }
     }
 }

@@ -33,18 +33,25 @@ final class ProcFiles {
         }
     }
 
+    /**
+     * The state letter of a {@code /proc/.../stat} file (after the parenthesised comm, which may hold
+     * spaces and parentheses), or '?' when it cannot be read (the task is gone).
+     */
+    static char state(Path stat) {
+        try {
+            String s = read(stat);
+            int close = s.lastIndexOf(')');
+            return close >= 0 && close + 2 < s.length() ? s.charAt(close + 2) : '?';
+        } catch (IOException e) {
+            return '?';
+        }
+    }
+
     private static boolean allStopped(Path tasks) {
         try (java.util.stream.Stream<Path> s = Files.list(tasks)) {
             for (Path t : (Iterable<Path>) s::iterator) {
-                String stat;
-                try {
-                    stat = read(t.resolve("stat"));
-                } catch (IOException gone) {
-                    continue;
-                }
-                int close = stat.lastIndexOf(')');
-                char state = close > 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : 'X';
-                if (state != 'T' && state != 't' && state != 'Z' && state != 'X') {
+                char state = state(t.resolve("stat"));
+                if (state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != '?') {
                     return false;
                 }
             }

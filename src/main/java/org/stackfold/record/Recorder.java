@@ -121,7 +121,8 @@ public final class Recorder {
         Drained drained = new Drained();
         Set<Long> seen = new HashSet<>();
         try (Sampler sampler = new Sampler(options, stackEntries(options),
-                new TablesRowSource(new org.stackfold.unwind.UnwindTables()), pythonLines)) {
+                new TablesRowSource(new org.stackfold.unwind.UnwindTables()), pythonLines);
+             CommandLauncher.Watchdog watchdog = new CommandLauncher.Watchdog()) {
             this.sampler = sampler;
             sampler.onRemap(listener::mapsChanged);
             drained.python(sampler.python());
@@ -129,12 +130,10 @@ public final class Recorder {
                 sampler.enableRunTimeStats();
             }
             Process child = null;
-            Process watchdog = null;
-            try {
             if (!options.command().isEmpty()) {
                 child = CommandLauncher.startStopped(options.command(), commandStdoutToStderr);
                 try {
-                    watchdog = CommandLauncher.watchdog(child.pid());
+                    watchdog.watch(child.pid());
                 } catch (IOException | RuntimeException e) {
                     child.destroyForcibly();
                     throw e;
@@ -190,11 +189,6 @@ public final class Recorder {
             }
             return new Result(drained, sampler.maxDepth(), sampler.stackEntries(), cpus, end / 1e6,
                     measureProgram ? sampler.programStats() : null, sampler.walkerStats(), Unwinding.note(options));
-            } finally {
-                if (watchdog != null) {
-                    watchdog.destroy(); // the sampler continues what it stopped when it stops or closes
-                }
-            }
         }
     }
 

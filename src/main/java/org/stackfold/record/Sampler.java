@@ -374,11 +374,7 @@ public final class Sampler implements AutoCloseable {
     /** Ends {@link #holdAtLibraries} (the recording ends). */
     private void stopHoldingAtLibraries() {
         if (mmapLink >= 0) {
-            try {
-                org.stackfold.record.bpf.Syscalls.close(mmapLink);
-            } catch (RuntimeException e) {
-                // closed below with the rest
-            }
+            org.stackfold.record.bpf.Syscalls.close(mmapLink);
             mmapLink = -1;
         }
     }

@@ -76,7 +76,8 @@ class RecordPassiveTest {
                     continue;
                 }
                 command = recorder.descendants().filter(h -> commandLine(h.pid()).startsWith("/bin/sh\0-c\0" + script))
-                        .filter(h -> state(h.pid()) == 'T').mapToLong(ProcessHandle::pid).findFirst().orElse(-1);
+                        .filter(h -> ProcFiles.state(Path.of("/proc/" + h.pid() + "/stat")) == 'T')
+                        .mapToLong(ProcessHandle::pid).findFirst().orElse(-1);
                 Thread.sleep(20);
             }
             assertThat(command).as(Files.readString(dir.resolve("recorder.out"))).isPositive();
@@ -99,15 +100,6 @@ class RecordPassiveTest {
             return ProcFiles.read(Path.of("/proc/" + pid + "/cmdline"));
         } catch (IOException e) {
             return "";
-        }
-    }
-
-    private static char state(long pid) {
-        try {
-            String stat = ProcFiles.read(Path.of("/proc/" + pid + "/stat"));
-            return stat.charAt(stat.lastIndexOf(')') + 2);
-        } catch (IOException | RuntimeException e) {
-            return '?';
         }
     }
 

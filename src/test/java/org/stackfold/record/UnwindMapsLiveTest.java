@@ -107,9 +107,8 @@ class UnwindMapsLiveTest {
         throw new AssertionError("sleep did not start");
     }
 
-    private static char state(long pid) throws IOException {
-        String s = Files.readString(Path.of("/proc/" + pid + "/stat"));
-        return s.charAt(s.lastIndexOf(')') + 2);
+    private static char state(long pid) {
+        return ProcFiles.state(Path.of("/proc/" + pid + "/stat"));
     }
 
     /** Table slot -> serial of every mapping with a table in the trie (a slot has one serial at a time). */
