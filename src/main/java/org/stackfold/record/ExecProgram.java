@@ -88,6 +88,17 @@ final class ExecProgram {
         return a.build();
     }
 
+    /**
+     * R1 = the saved register at {@code offset} of the pt_regs in R7, read through the stack at -16;
+     * goes to {@code out} where it cannot be read.
+     */
+    private static BpfAssembler register(BpfAssembler a, int offset, BpfAssembler.Label out) {
+        a.mov(R1, R10).addImm(R1, -16).movImm(R2, 8).mov(R3, R7).addImm(R3, offset);
+        a.call(Bpf.FUNC_PROBE_READ_KERNEL);
+        a.jneImm(R0, 0, out);
+        return a.ldxDW(R1, R10, -16);
+    }
+
     /** x86-64 {@code __NR_mmap}. */
     static final int NR_MMAP = 9;
     /** {@code struct pt_regs} offsets (x86-64): the third and fifth arguments of a system call. */
@@ -109,15 +120,9 @@ final class ExecProgram {
         a.ldxDW(R2, R6, 8); // args[1]: the system call's number
         a.jneImm(R2, NR_MMAP, out);
         a.ldxDW(R7, R6, 0); // args[0]: its struct pt_regs
-        a.mov(R1, R10).addImm(R1, -16).movImm(R2, 8).mov(R3, R7).addImm(R3, REGS_DX);
-        a.call(Bpf.FUNC_PROBE_READ_KERNEL);
-        a.jneImm(R0, 0, out);
-        a.ldxDW(R1, R10, -16).andImm(R1, PROT_EXEC);
+        register(a, REGS_DX, out).andImm(R1, PROT_EXEC);
         a.jeqImm(R1, 0, out);
-        a.mov(R1, R10).addImm(R1, -16).movImm(R2, 8).mov(R3, R7).addImm(R3, REGS_R8);
-        a.call(Bpf.FUNC_PROBE_READ_KERNEL);
-        a.jneImm(R0, 0, out);
-        a.ldxDW(R1, R10, -16).lshImm(R1, 32).arshImm(R1, 32);
+        register(a, REGS_R8, out).lshImm(R1, 32).arshImm(R1, 32);
         a.jsltImm(R1, 0, out); // anonymous (fd -1): JIT code, walked by frame pointers
         a.call(Bpf.FUNC_GET_CURRENT_PID_TGID);
         a.rshImm(R0, 32);
