@@ -96,12 +96,7 @@ public final class PendingQueue {
 
     /** Whether profiles of destination {@code d} are waiting. */
     boolean has(int d) {
-        for (Item i : items) {
-            if (i.destination == d) {
-                return true;
-            }
-        }
-        return false;
+        return oldest(d) != null;
     }
 
     /** Queues an interval for destination {@code d}; drops the oldest past the limits. */
