@@ -172,10 +172,7 @@ class WalkerLiveTest {
             Files.write(source, in.readAllBytes());
         }
         Path exe = dir.resolve("sfomitfp");
-        Process p = new ProcessBuilder("gcc", "-O2", "-fomit-frame-pointer", "-o", exe.toString(), source.toString())
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor()).as(out).isZero();
+        gcc("-O2", "-fomit-frame-pointer", "-o", exe.toString(), source.toString());
         Map<String, Long> stacks = record("c", exe.toString(), "2500");
         assertRooted("C -O2 -fomit-frame-pointer", stacks, "sfomitfp"::equals, 0.99);
         long h = sum(stacks, "heavy"), m = sum(stacks, "medium"), l = sum(stacks, "light");

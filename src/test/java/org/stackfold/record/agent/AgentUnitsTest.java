@@ -28,6 +28,15 @@ class AgentUnitsTest {
                 FormatOptions.none());
     }
 
+    /** 200 one-sample stacks: the profile the queue tests fill their 16 KiB queue with. */
+    private static Profile twoHundredStacks() throws IOException {
+        StringBuilder big = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            big.append("main;function_number_").append(i).append(" 1\n");
+        }
+        return folded(big.toString());
+    }
+
     private static IntervalProfile interval(Profile p, Instant start, long samples) {
         return new IntervalProfile(p, start, Duration.ofSeconds(10), Map.of("host", "h1", "service", "system",
                 "interval_ms", "10000"), samples);
@@ -82,11 +91,7 @@ class AgentUnitsTest {
      */
     @Test
     void aBatchThatFillsHalfTheQueueIsSentAtOnce() throws Exception {
-        StringBuilder big = new StringBuilder();
-        for (int i = 0; i < 200; i++) {
-            big.append("main;function_number_").append(i).append(" 1\n");
-        }
-        Profile p = folded(big.toString());
+        Profile p = twoHundredStacks();
         PendingQueue queue = new PendingQueue(dir.resolve("q"), 16 * 1024, Duration.ofHours(1));
         java.util.List<Integer> batches = new java.util.ArrayList<>();
         Destination table = new Destination() {
@@ -123,11 +128,7 @@ class AgentUnitsTest {
 
     @Test
     void theQueueDropsTheOldestPastItsSizeAndAgeAndCountsThem() throws IOException {
-        StringBuilder big = new StringBuilder();
-        for (int i = 0; i < 200; i++) {
-            big.append("main;function_number_").append(i).append(" 1\n");
-        }
-        Profile p = folded(big.toString());
+        Profile p = twoHundredStacks();
         PendingQueue queue = new PendingQueue(dir.resolve("q"), 16 * 1024, Duration.ofHours(1));
         Instant t = Instant.now();
         for (int i = 0; i < 10; i++) {
