@@ -137,16 +137,15 @@ final class RecordAgent {
                 FleetStore.store(dir, rows);
             } catch (InputException e) {
                 throw new IOException(e.getMessage(), e);
+            } finally {
+                // DuckDB's code (~30 MB resident after a store) is needed again only a minute later.
+                org.stackfold.io.ResidentPages.releaseCode("libduckdb_java");
             }
         }
 
         @Override
         public void send(IntervalProfile p) throws IOException {
-            try {
-                FleetStore.store(dir, List.of(new StoredProfile(source, p.profile(), Labels.of(p.labels()), p.start())));
-            } catch (InputException e) {
-                throw new IOException(e.getMessage(), e);
-            }
+            sendAll(List.of(p));
         }
     }
 

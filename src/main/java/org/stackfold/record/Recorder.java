@@ -121,7 +121,7 @@ public final class Recorder {
         Drained drained = new Drained();
         Set<Long> seen = new HashSet<>();
         try (Sampler sampler = new Sampler(options, stackEntries(options),
-                new TablesRowSource(new org.stackfold.unwind.UnwindTables()), pythonLines);
+                new TablesRowSource(new org.stackfold.unwind.UnwindTables().memoryBudget(UNWIND_ROWS_IN_MEMORY)), pythonLines);
              CommandLauncher.Watchdog watchdog = new CommandLauncher.Watchdog()) {
             this.sampler = sampler;
             sampler.onRemap(listener::mapsChanged);
@@ -299,6 +299,13 @@ public final class Recorder {
         }
         return Math.max(50, Math.min(250, 50_000L / ((long) o.frequency() * cpus)));
     }
+
+    /**
+     * Rows of unwind tables kept in the JVM's heap: the kernel has every loaded file's rows, so Java
+     * needs a table again only for a file mapped anew after its last user exited (a compiler run again
+     * and again); past this the least recently used are read back from the disk cache instead.
+     */
+    static final long UNWIND_ROWS_IN_MEMORY = 16L << 20;
 
     /** For a listener that needs nothing. */
     public static final Listener IGNORE = pid -> { };

@@ -42,6 +42,11 @@ final class AddressIndex {
         }
     }
 
+    /** The heap of the bucket table (the keys are the caller's). */
+    long bytes() {
+        return 4L * bucketStart.length + 16;
+    }
+
     /** The first index whose key is above {@code address} (unsigned), or the length when none is. */
     int upperBound(long address) {
         if (Long.compareUnsigned(address, base) < 0) {

@@ -17,6 +17,10 @@ final class ElfImage {
     final ElfFile elf;
     private final Path diskPath;
     private final DebugFiles debugFiles;
+    /** The cache that bounds the heap its symbol tables take ({@link ImageCache#tableBudget}), or null. */
+    private final ImageCache owner;
+    /** When a frame was last named from this file ({@link ImageCache#tick}): the least recent loses its table first. */
+    volatile long lastUse;
     private volatile boolean debugResolved;
     private ElfFile debug;
     private volatile SymbolTable symbols;
@@ -28,9 +32,14 @@ final class ElfImage {
     private volatile String dwarfProblem;
 
     ElfImage(ElfFile elf, Path diskPath, DebugFiles debugFiles) {
+        this(elf, diskPath, debugFiles, null);
+    }
+
+    ElfImage(ElfFile elf, Path diskPath, DebugFiles debugFiles, ImageCache owner) {
         this.elf = elf;
         this.diskPath = diskPath;
         this.debugFiles = debugFiles;
+        this.owner = owner;
     }
 
     /** The separate debug file, or null. */
@@ -63,6 +72,7 @@ final class ElfImage {
 
     /** The symbols: the debug file's .symtab when present, else this file's .symtab or .dynsym; may be null. */
     SymbolTable symbols() {
+        SymbolTable built = null;
         if (!symbolsResolved) {
             synchronized (this) {
                 if (!symbolsResolved) {
@@ -81,10 +91,28 @@ final class ElfImage {
                         symbols = null; // a corrupt symbol table: addresses of this file stay unknown
                     }
                     symbolsResolved = true;
+                    built = symbols;
                 }
             }
         }
-        return symbols;
+        SymbolTable t = symbols;
+        if (built != null && owner != null) {
+            owner.built(this, built.bytes()); // outside this image's lock: the cache locks other images to evict
+        }
+        return t != null || symbolsResolved ? t : symbols();
+    }
+
+    /**
+     * Drops the symbol table and what was derived from it (display names, the index by name): they
+     * are built again from the mapped file when next needed. Returns the bytes the table was counted at.
+     */
+    synchronized long dropSymbols() {
+        SymbolTable t = symbols;
+        symbols = null;
+        symbolsResolved = false;
+        displayed = null;
+        symbolsByName = null;
+        return t == null ? 0 : t.bytes();
     }
 
     /**
@@ -94,11 +122,11 @@ final class ElfImage {
     int symbolNamed(String name) {
         java.util.Map<String, Integer> m = symbolsByName;
         if (m == null) {
+            SymbolTable t = symbols(); // before this image's lock: building it may drop other images' tables
             synchronized (this) {
                 m = symbolsByName;
                 if (m == null) {
                     m = new java.util.HashMap<>();
-                    SymbolTable t = symbols();
                     for (int i = 0; t != null && i < t.count(); i++) {
                         if (t.isFunction(i)) {
                             String raw = t.name(i);
@@ -175,6 +203,9 @@ final class ElfImage {
      * {@code module} names the file as the caller reached it (one file may have several paths).
      */
     List<SymbolFrame> frames(long vaddr, String module, FrameKind kind, SymbolizerOptions options, Names names) {
+        if (owner != null) {
+            lastUse = owner.tick();
+        }
         SymbolTable t = symbols();
         int s = t == null ? -1 : t.covering(vaddr);
         DwarfIndex d = options.inline() || options.lines() ? dwarf() : null;

@@ -33,9 +33,74 @@ final class ImageCache {
     private final Map<Path, Key> keyOfPath = new ConcurrentHashMap<>();
     private final Map<VdsoKey, ElfImage> vdsos = new ConcurrentHashMap<>();
     private final DebugFiles debugFiles;
+    /** Heap the symbol tables may take together ({@link #tableBudget}); unbounded unless set. */
+    private volatile long tableBudget = Long.MAX_VALUE;
+    /** Images whose symbol table is built, and the bytes each was counted at; guarded by this. */
+    private final Map<ElfImage, Long> tables = new java.util.IdentityHashMap<>();
+    private long tableBytes;
+    private long tablesDropped;
+    /** A use counter, not a clock: a racy increment only blurs which of two files was used last. */
+    private long uses;
 
     ImageCache(DebugFiles debugFiles) {
         this.debugFiles = debugFiles;
+    }
+
+    /**
+     * Bounds the heap the files' symbol tables take: past {@code bytes}, the tables of the files least
+     * recently used to name a frame are dropped (built again from the still mapped file when a frame
+     * of theirs is next named). An always-on recording sees hundreds of binaries over hours; without
+     * a bound its heap follows every binary any process ran.
+     */
+    void tableBudget(long bytes) {
+        tableBudget = bytes;
+        enforce(null);
+    }
+
+    long tick() {
+        return ++uses;
+    }
+
+    /** {@code image} built its table ({@code bytes}); drops others' while the total is past the budget. */
+    void built(ElfImage image, long bytes) {
+        synchronized (this) {
+            Long before = tables.put(image, bytes);
+            tableBytes += bytes - (before == null ? 0 : before);
+        }
+        enforce(image);
+    }
+
+    private void enforce(ElfImage keep) {
+        java.util.List<ElfImage> victims = new java.util.ArrayList<>();
+        synchronized (this) {
+            if (tableBytes <= tableBudget) {
+                return;
+            }
+            java.util.List<ElfImage> byUse = new java.util.ArrayList<>(tables.keySet());
+            byUse.sort(java.util.Comparator.comparingLong(i -> i.lastUse));
+            long left = tableBytes;
+            for (ElfImage i : byUse) {
+                if (left <= tableBudget) {
+                    break;
+                }
+                if (i != keep) {
+                    victims.add(i);
+                    left -= tables.get(i);
+                }
+            }
+            for (ElfImage i : victims) {
+                tableBytes -= tables.remove(i);
+                tablesDropped++;
+            }
+        }
+        for (ElfImage i : victims) {
+            i.dropSymbols(); // outside the cache's lock: an image's own lock is never taken inside it
+        }
+    }
+
+    /** The symbol tables' heap now (as counted), and how many were dropped for the budget so far. */
+    synchronized long[] tableStats() {
+        return new long[] {tableBytes, tablesDropped};
     }
 
     /**
@@ -50,7 +115,7 @@ final class ImageCache {
         if (image != null) {
             return image;
         }
-        ElfImage fresh = new ElfImage(ElfFile.open(open, module), diskPath, debugFiles);
+        ElfImage fresh = new ElfImage(ElfFile.open(open, module), diskPath, debugFiles, this);
         image = files.putIfAbsent(key, fresh);
         Key old = keyOfPath.put(Path.of(module), key);
         if (old != null && !old.equals(key)) {
@@ -71,6 +136,15 @@ final class ImageCache {
     }
 
     void clear() {
+        java.util.List<ElfImage> built;
+        synchronized (this) {
+            built = new java.util.ArrayList<>(tables.keySet());
+            tables.clear();
+            tableBytes = 0;
+        }
+        for (ElfImage i : built) {
+            i.dropSymbols(); // snapshots of live processes still hold these images: their tables are built again on use
+        }
         files.clear();
         keyOfPath.clear();
         vdsos.clear();

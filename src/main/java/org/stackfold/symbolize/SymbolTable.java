@@ -142,6 +142,11 @@ final class SymbolTable {
         return start.length;
     }
 
+    /** The heap this table takes, about: its columns, its index, and the display names an image keeps beside it. */
+    long bytes() {
+        return 64L * start.length + index.bytes() + 256;
+    }
+
     String name(int i) {
         String n = names[i];
         if (n == null) {

@@ -120,6 +120,21 @@ public final class Symbolizer implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Bounds the heap of the files' symbol tables to about {@code bytes}: the least recently used are
+     * dropped past it and built again from their mapped file when needed (an always-on recording;
+     * one-off symbolizing keeps every table).
+     */
+    public Symbolizer symbolTableBudget(long bytes) {
+        images.tableBudget(bytes);
+        return this;
+    }
+
+    /** The heap the symbol tables take now (as counted for the budget), and how many were dropped for it. */
+    public long[] symbolTableStats() {
+        return images.tableStats();
+    }
+
     public Symbolizer askJvmsForPerfMaps(boolean ask) {
         askJvms = ask;
         return this;
@@ -164,10 +179,11 @@ public final class Symbolizer implements AutoCloseable {
         try {
             ElfImage image = image(file);
             int s = image.symbolNamed(function);
-            if (s < 0) {
+            SymbolTable t = image.symbols();
+            if (s < 0 || t == null) {
                 return List.of();
             }
-            return image.frames(image.symbols().start[s] + offset, file.toString(), FrameKind.NATIVE, options,
+            return image.frames(t.start[s] + offset, file.toString(), FrameKind.NATIVE, options,
                     Names.INSTANCE);
         } catch (IOException | InputException e) {
             return List.of();

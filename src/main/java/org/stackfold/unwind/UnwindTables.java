@@ -29,6 +29,13 @@ public final class UnwindTables {
     private final Path cacheDir;
     private final Map<String, UnwindTable> byBuildId = new ConcurrentHashMap<>();
     private final Map<String, UnwindTable> byFileKey = new ConcurrentHashMap<>();
+    /**
+     * Bytes of rows the two maps may hold ({@link #memoryBudget}); unbounded unless set. Guarded by
+     * {@code recent}, which orders the tables held by last use (access order) with their byte counts.
+     */
+    private volatile long memoryBudget = Long.MAX_VALUE;
+    private final java.util.LinkedHashMap<UnwindTable, Long> recent = new java.util.LinkedHashMap<>(64, 0.75f, true);
+    private long memoryBytes;
     private volatile UnwindTable vdso;
     private volatile boolean vdsoTried;
 
@@ -40,6 +47,50 @@ public final class UnwindTables {
     /** Tables cached on disk in {@code cacheDir}; null keeps them in memory only. */
     public UnwindTables(Path cacheDir) {
         this.cacheDir = cacheDir;
+    }
+
+    /**
+     * Bounds the rows kept in memory to about {@code bytes}: past it the least recently used tables
+     * are forgotten (read again from the disk cache, or built, when next asked for). The recorder
+     * needs a table in memory only until the kernel has its rows; an always-on recording meets every
+     * binary the machine runs, and kept all of them (~70 MB of rows after 8 minutes of this machine's
+     * builds).
+     */
+    public UnwindTables memoryBudget(long bytes) {
+        memoryBudget = bytes;
+        return this;
+    }
+
+    /** Bytes of rows held in memory now. */
+    public long memoryBytes() {
+        synchronized (recent) {
+            return memoryBytes;
+        }
+    }
+
+    /** {@code t} was used; forgets the least recently used others past the budget. */
+    private void used(UnwindTable t) {
+        if (memoryBudget == Long.MAX_VALUE) {
+            return;
+        }
+        java.util.List<UnwindTable> gone = new java.util.ArrayList<>();
+        synchronized (recent) {
+            if (recent.put(t, 8L * t.rowCount() + 64) == null) {
+                memoryBytes += 8L * t.rowCount() + 64;
+            }
+            for (var it = recent.entrySet().iterator(); it.hasNext() && memoryBytes > memoryBudget; ) {
+                var e = it.next();
+                if (e.getKey() != t) {
+                    memoryBytes -= e.getValue();
+                    gone.add(e.getKey());
+                    it.remove();
+                }
+            }
+        }
+        for (UnwindTable g : gone) {
+            byBuildId.values().removeIf(x -> x == g);
+            byFileKey.values().removeIf(x -> x == g);
+        }
     }
 
     /** {@code $XDG_CACHE_HOME/stackfold/unwind}, else {@code ~/.cache/stackfold/unwind}. */
@@ -68,6 +119,7 @@ public final class UnwindTables {
         String fileKey = fileKey(file);
         UnwindTable t = fileKey == null ? null : byFileKey.get(fileKey);
         if (t != null) {
+            used(t);
             return t;
         }
         ElfSections elf = ElfSections.open(file);
@@ -91,6 +143,7 @@ public final class UnwindTables {
         if (fileKey != null) {
             byFileKey.put(fileKey, t);
         }
+        used(t);
         return t;
     }
 

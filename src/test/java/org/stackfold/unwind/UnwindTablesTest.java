@@ -41,6 +41,35 @@ class UnwindTablesTest {
     }
 
     @Test
+    void aMemoryBudgetForgetsTheLeastRecentlyUsedTablesAndReadsThemBackFromDisk() throws Exception {
+        Path libc = libc();
+        Path libm = Path.of("/lib/x86_64-linux-gnu/libm.so.6");
+        assumeThat(Files.isRegularFile(libm)).as("no libm here").isTrue();
+        Path cache = dir.resolve("cache");
+        UnwindTables unbounded = new UnwindTables(cache);
+        UnwindTable c = unbounded.forFile(libc), m = unbounded.forFile(libm);
+        assertThat(unbounded.memoryBytes()).as("not counted without a budget").isZero();
+        // Room for the larger table only: each file asked for forgets the other.
+        long room = 8L * Math.max(c.rowCount(), m.rowCount()) + 64;
+        UnwindTables tables = new UnwindTables(cache).memoryBudget(room);
+        UnwindTable c1 = tables.forFile(libc);
+        assertThat(tables.forFile(libc)).isSameAs(c1);
+        UnwindTable m1 = tables.forFile(libm);
+        assertThat(tables.memoryBytes()).isLessThanOrEqualTo(room);
+        UnwindTable c2 = tables.forFile(libc);
+        assertThat(c2).as("forgotten, read back from the disk cache").isNotSameAs(c1);
+        assertThat(c2.rows()).isEqualTo(c.rows());
+        assertThat(tables.forFile(libm)).isNotSameAs(m1);
+        assertThat(tables.forFile(libm).rows()).isEqualTo(m.rows());
+        assertThat(tables.memoryBytes()).isLessThanOrEqualTo(room);
+        // A budget for both keeps both.
+        UnwindTables both = new UnwindTables(cache).memoryBudget(2 * room);
+        UnwindTable c3 = both.forFile(libc);
+        both.forFile(libm);
+        assertThat(both.forFile(libc)).isSameAs(c3);
+    }
+
+    @Test
     void damagedCacheFilesAreRebuilt() throws Exception {
         Path libc = libc();
         Path cache = dir.resolve("cache");

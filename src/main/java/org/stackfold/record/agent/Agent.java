@@ -107,7 +107,7 @@ public final class Agent {
         Thread output = Thread.ofPlatform().name("stackfold-output").daemon().start(() -> send(deliveries, queue));
         SymbolizerOptions symbols = new SymbolizerOptions(true, false, false, false);
         Recorder.Result result;
-        try (Symbolizer symbolizer = new Symbolizer(symbols).askJvmsForPerfMaps(false)) {
+        try (Symbolizer symbolizer = new Symbolizer(symbols).askJvmsForPerfMaps(false).symbolTableBudget(SYMBOL_TABLES)) {
             ProcessSnapshots processes = new ProcessSnapshots(symbolizer, attachAnyJvm)
                     .readFacts(!settings.rules().isEmpty());
             recorder.every(settings.everySeconds(), interval -> processes.onWorker(() -> {
@@ -196,6 +196,13 @@ public final class Agent {
             health(queue, deliveries);
         }
     }
+
+    /**
+     * The heap the files' symbol tables may take (least recently used dropped past it, built again
+     * when needed): a host runs hundreds of binaries over a day; a table is ~64 bytes a symbol (libjvm
+     * 4.5 MB, DuckDB's library 7 MB), and each copy of a library a JVM unpacks to /tmp is a file of its own.
+     */
+    static final long SYMBOL_TABLES = 32L << 20;
 
     /** How often files only exited processes mapped are released: the heap follows the live processes. */
     static final Duration RELEASE_FILES_EVERY = Duration.ofMinutes(2);
