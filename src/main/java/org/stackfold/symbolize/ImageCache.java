@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -30,6 +31,13 @@ final class ImageCache {
     }
 
     private final Map<Key, ElfImage> files = new ConcurrentHashMap<>();
+    /**
+     * Every image made and not yet collected, for {@link #unload}: one dropped from {@link #files}
+     * ({@link #clear}, a rebuilt file) may still serve a live process's snapshot, and its mapping lives
+     * until the collector finds it unreachable, which the serial collector's old generation puts off
+     * for minutes; its pages must leave resident memory all the same.
+     */
+    private final java.util.Set<ElfImage> made = java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
     private final Map<Path, Key> keyOfPath = new ConcurrentHashMap<>();
     private final Map<VdsoKey, ElfImage> vdsos = new ConcurrentHashMap<>();
     private final DebugFiles debugFiles;
@@ -116,6 +124,9 @@ final class ImageCache {
             return image;
         }
         ElfImage fresh = new ElfImage(ElfFile.open(open, module), diskPath, debugFiles, this);
+        synchronized (made) {
+            made.add(fresh);
+        }
         image = files.putIfAbsent(key, fresh);
         Key old = keyOfPath.put(Path.of(module), key);
         if (old != null && !old.equals(key)) {
@@ -130,7 +141,11 @@ final class ImageCache {
 
     /** Every cached file's pages out of resident memory ({@link ElfImage#unload}). */
     void unload() {
-        for (ElfImage i : files.values()) {
+        List<ElfImage> all;
+        synchronized (made) {
+            all = new java.util.ArrayList<>(made);
+        }
+        for (ElfImage i : all) {
             i.unload();
         }
     }
