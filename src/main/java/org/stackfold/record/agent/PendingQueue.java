@@ -158,10 +158,10 @@ public final class PendingQueue {
 
     /** Reads a queued profile back. */
     IntervalProfile read(Item item) throws IOException {
-        Header h = header(item.file);
         byte[] all = Files.readAllBytes(item.file);
-        byte[] folded = java.util.Arrays.copyOfRange(all, h.length, all.length);
-        Profile profile = FOLDED.read(Input.ofBytes(item.file.toString(), folded), FormatOptions.none());
+        Header h = header(item.file, all);
+        Profile profile = FOLDED.read(Input.ofBytes(item.file.toString(),
+                java.util.Arrays.copyOfRange(all, h.length, all.length)), FormatOptions.none());
         return new IntervalProfile(profile, h.start, h.duration, h.labels, h.samples);
     }
 
@@ -193,7 +193,18 @@ public final class PendingQueue {
         try (var in = Files.newInputStream(f)) {
             head = in.readNBytes(64 * 1024);
         }
-        String text = new String(head, StandardCharsets.UTF_8);
+        return header(f, head);
+    }
+
+    /** The header at the start of {@code head}: only its five lines are decoded, not the profile after them. */
+    private static Header header(Path f, byte[] head) throws IOException {
+        int end = 0;
+        for (int lines = 0; end < head.length && lines < 5; end++) {
+            if (head[end] == '\n') {
+                lines++;
+            }
+        }
+        String text = new String(head, 0, end, StandardCharsets.UTF_8) + "\n";
         String[] lines = text.split("\n", 6);
         if (lines.length < 6 || !lines[0].equals(MAGIC)) {
             throw new IOException(f + ": not a queued profile");
