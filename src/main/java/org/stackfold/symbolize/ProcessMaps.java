@@ -27,14 +27,19 @@ final class ProcessMaps {
     }
 
     static List<Mapping> parseExecutable(byte[] b, String source) {
+        return parseExecutable(b, b.length, source);
+    }
+
+    /** The executable mappings of the first {@code length} bytes of {@code b}. */
+    static List<Mapping> parseExecutable(byte[] b, int length, String source) {
         List<Mapping> out = new ArrayList<>();
         int p = 0;
         int lineNo = 0;
         long[] v = new long[1];
-        while (p < b.length) {
+        while (p < length) {
             lineNo++;
             int eol = p;
-            while (eol < b.length && b[eol] != '\n') {
+            while (eol < length && b[eol] != '\n') {
                 eol++;
             }
             if (eol > p) {

@@ -24,6 +24,22 @@ class ProcessSnapshotTest {
     private static final int SELF = (int) ProcessHandle.current().pid();
 
     @Test
+    void mapsAreReadWholeIntoAReusedBufferThatGrows(@TempDir Path dir) throws IOException {
+        byte[] text = new byte[200_000];
+        new java.util.Random(7).nextBytes(text);
+        Path f = Files.write(dir.resolve("maps"), text);
+        byte[][] buffer = {new byte[16]};
+        int n = ProcessSnapshot.readInto(f, buffer);
+        assertThat(n).isEqualTo(text.length);
+        assertThat(java.util.Arrays.copyOf(buffer[0], n)).isEqualTo(text);
+        byte[] grown = buffer[0];
+        Path small = Files.write(dir.resolve("small"), new byte[] {1, 2, 3});
+        assertThat(ProcessSnapshot.readInto(small, buffer)).isEqualTo(3);
+        assertThat(buffer[0]).isSameAs(grown);
+        assertThat(ProcessSnapshot.readInto(Path.of("/proc/self/maps"), buffer)).isGreaterThan(100);
+    }
+
+    @Test
     void aLibcFunctionOfThisProcessIsNamed() throws IOException {
         long getpid = Linker.nativeLinker().defaultLookup().find("getpid").orElseThrow().address();
         try (Symbolizer s = new Symbolizer(SymbolizerOptions.DEFAULT).askJvmsForPerfMaps(false)) {
