@@ -35,6 +35,8 @@ final class PerfDataReplay {
     static final int RECORD_FORK = 7;
     static final int RECORD_SAMPLE = 9;
     static final int RECORD_MMAP2 = 10;
+    /** A kernel symbol appearing or going while recording: a BPF program or trampoline (Linux 5.1). */
+    static final int RECORD_KSYMBOL = 17;
     static final int RECORD_HEADER_ATTR = PerfDataFile.RECORD_HEADER_ATTR;
     static final int RECORD_HEADER_BUILD_ID = PerfDataFile.RECORD_HEADER_BUILD_ID;
     static final int RECORD_FINISHED_ROUND = 68;
@@ -65,8 +67,15 @@ final class PerfDataReplay {
     private final Map<Integer, String> comms = new HashMap<>();
     /** Root frames by pid << 32 | tid (a LongIntMap: Long's hash is 0 for every thread whose tid is its pid). */
     private final LongIntMap rootFrames = new LongIntMap();
-    private final LongIntMap kernelFrames = new LongIntMap();
-    private final LongIntMap kernelJavaFrames = new LongIntMap();
+    private LongIntMap kernelFrames = new LongIntMap();
+    private LongIntMap kernelJavaFrames = new LongIntMap();
+    /**
+     * Kernel symbols the file registered (PERF_RECORD_KSYMBOL: BPF programs, trampolines) and not yet
+     * unregistered, by start: {end, name}. They name kernel addresses before kallsyms does, as perf
+     * does: a BPF program unloaded since the recording (or another loaded at its address) is not in
+     * the reading machine's kallsyms.
+     */
+    private final java.util.TreeMap<Long, Object[]> ksymbols = new java.util.TreeMap<>();
     private long lastThread = Long.MIN_VALUE;
     private int lastGeneration = -1;
     private int lastRoot;
@@ -270,9 +279,26 @@ final class PerfDataReplay {
             case RECORD_COMM -> comm(at, size);
             case RECORD_FORK -> fork(at, size);
             case RECORD_LOST -> lost += size >= 24 ? file.u64(at + 16) : 0;
+            case RECORD_KSYMBOL -> ksymbol(at, size);
             default -> {
             }
         }
+    }
+
+    /** {u64 addr, u32 len, u16 ksym_type, u16 flags (1: unregister), char name[]} after the header. */
+    private void ksymbol(long at, int size) {
+        need(at, size, at, 24);
+        long addr = file.u64(at + 8);
+        long len = file.u32(at + 16) & 0xffffffffL;
+        boolean unregister = (file.u16(at + 22) & 1) != 0;
+        if (unregister) {
+            ksymbols.remove(addr);
+        } else {
+            ksymbols.put(addr, new Object[] {addr + Math.max(1, len), file.cString(at + 24, at + size)});
+        }
+        // Frames already made for these addresses may name what was there before.
+        kernelFrames = new LongIntMap();
+        kernelJavaFrames = new LongIntMap();
     }
 
     private void need(long at, int size, long from, long bytes) {
@@ -625,6 +651,14 @@ final class PerfDataReplay {
     }
 
     private int kernelFrame(long addr, boolean java) {
+        var k = ksymbols.floorEntry(addr);
+        if (k != null && Long.compareUnsigned(addr, (Long) k.getValue()[0]) < 0) {
+            String name = (String) k.getValue()[1];
+            offset = addr - k.getKey();
+            // perf's dso of a BPF program is its name, unbracketed: perf script prints "(bpf_prog_TAG_NAME)",
+            // which the text path does not take for kernel code (no _[k]); both paths agree.
+            return entry(name, name, addr, java);
+        }
         if (kernel == null && kernelProblem == null) {
             kernelProblem = KernelCheck.problem(file);
             if (kernelProblem != null) {

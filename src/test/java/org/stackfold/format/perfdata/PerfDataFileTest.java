@@ -58,6 +58,39 @@ class PerfDataFileTest {
         assertThat(pid.out().lines()).allMatch(l -> l.startsWith("burn-5245/5245;"));
     }
 
+    /**
+     * A BPF program is named from the file's PERF_RECORD_KSYMBOL, as perf script names it, not from
+     * the reading machine's kallsyms: the program was unloaded right after the recording, and another
+     * loaded later at its address was what a kallsyms lookup named (main's build said {@code sf_walk}).
+     */
+    @Test
+    void bpfProgramsAreNamedFromTheFilesKsymbolRecords() throws Exception {
+        byte[] gz = PerfDataFileTest.class.getResourceAsStream("/perfdata/dd-bpf.perf.data.gz").readAllBytes();
+        Path f = write("dd-bpf.perf.data", new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gz))
+                .readAllBytes());
+        String expected = new String(PerfDataFileTest.class.getResourceAsStream("/perfdata/dd-bpf.perf-script-bpf.txt")
+                .readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        long perfScriptFrames = expected.lines().filter(l -> l.contains("bpf_prog_e3d4ce2bc6c6a4d5_sf_mmap+")).count();
+        assertThat(perfScriptFrames).isEqualTo(4);
+        for (String[] options : new String[][] {{}, {"--all"}}) {
+            java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("collapse", "perf", "--count-samples"));
+            args.addAll(java.util.List.of(options));
+            args.add(f.toString());
+            CliRun r = run(args.toArray(String[]::new));
+            assertThat(r.code()).as(r.err()).isZero();
+            long named = 0;
+            for (String line : r.out().split("\n")) {
+                if (line.contains("bpf_prog_")) {
+                    // The leaf or under it: perf's dso for a BPF program is the program, so no _[k] (as the text path).
+                    assertThat(line).contains(";bpf_prog_e3d4ce2bc6c6a4d5_sf_mmap").doesNotContain("sf_mmap_[k]")
+                            .doesNotContainPattern("bpf_prog_(?!e3d4ce2bc6c6a4d5_sf_mmap)");
+                    named += Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+            assertThat(named).as(String.join(" ", options)).isEqualTo(perfScriptFrames);
+        }
+    }
+
     @Test
     void everyCommandReadsIt() throws Exception {
         Path f = write("perf.data", recorded());
