@@ -150,16 +150,12 @@ final class ImageCache {
         }
     }
 
+    /**
+     * Forgets the cached files (an image a live process's snapshot holds stays with it). Built symbol
+     * tables stay counted: under a budget they go least recently used first, and a live process's
+     * files keep theirs instead of building them again after every clear.
+     */
     void clear() {
-        java.util.List<ElfImage> built;
-        synchronized (this) {
-            built = new java.util.ArrayList<>(tables.keySet());
-            tables.clear();
-            tableBytes = 0;
-        }
-        for (ElfImage i : built) {
-            i.dropSymbols(); // snapshots of live processes still hold these images: their tables are built again on use
-        }
         files.clear();
         keyOfPath.clear();
         vdsos.clear();
