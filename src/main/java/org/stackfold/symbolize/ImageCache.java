@@ -71,6 +71,9 @@ final class ImageCache {
 
     /** {@code image} built its table ({@code bytes}); drops others' while the total is past the budget. */
     void built(ElfImage image, long bytes) {
+        if (tableBudget == Long.MAX_VALUE) {
+            return; // unbounded: nothing to count, and no reference that would keep an unused image alive
+        }
         synchronized (this) {
             Long before = tables.put(image, bytes);
             tableBytes += bytes - (before == null ? 0 : before);
