@@ -199,6 +199,7 @@ public final class Compactor {
             try (Statement s = c.createStatement()) {
                 s.execute("SET threads = 1"); // the agent's background work: one thread, its priority
                 s.execute("SET preserve_insertion_order = false");
+                s.execute("SET memory_limit = '128MB'"); // a large day's sort spills to the staging directory instead
                 s.execute("SET temp_directory = " + Sql.string(staging.resolve("spill").toString()));
                 for (Unit u : units) {
                     if (stop.getAsBoolean()) {
