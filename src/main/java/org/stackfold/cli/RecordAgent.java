@@ -140,6 +140,11 @@ final class RecordAgent {
                 }
 
                 @Override
+                public void prepare() throws IOException {
+                    Compactor.prepare();
+                }
+
+                @Override
                 public String run(java.time.Instant boundary, java.util.function.BooleanSupplier stop) throws IOException {
                     if (!java.nio.file.Files.isDirectory(dir)) {
                         return null; // nothing stored yet

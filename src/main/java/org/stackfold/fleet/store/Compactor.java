@@ -114,6 +114,19 @@ public final class Compactor {
         return !rest.isEmpty() && rest.chars().allMatch(c -> c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == '-');
     }
 
+    /**
+     * Loads DuckDB (its driver and native library) now: a caller that compacts at a low priority does
+     * this first at its own, or a store on another thread could wait for the low-priority thread to
+     * finish initialising the classes they share.
+     */
+    public static void prepare() throws IOException {
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
+            c.isValid(1);
+        } catch (SQLException e) {
+            throw new IOException("DuckDB: " + e.getMessage(), e);
+        }
+    }
+
     /** Compacts the writer's files written before {@code before}; {@code stop} is asked between partitions. */
     public static Result compact(Path dir, String writer, Instant before, BooleanSupplier stop) throws IOException {
         return compact(dir, writer, before, stop, null);

@@ -304,11 +304,21 @@ public final class Agent {
 
     /**
      * The upkeep thread, at nice 19 (the kernel runs it when nothing else wants the CPU; DuckDB's
-     * threads, one here, inherit it): each destination's work once at the start (what an earlier
+     * threads, one here, inherit it), once what it shares with other threads is loaded at the agent's
+     * priority ({@link Destination.Upkeep#prepare}: a store waiting for a starved thread to finish
+     * loading DuckDB's classes would be held up): each destination's work once at the start (what an earlier
      * run left) and then at each multiple of its period since the epoch. Never on the output thread,
      * so stores and pushes are not held up; its CPU is the process's, in the health lines.
      */
     private void upkeep(List<Destination.Upkeep> upkeeps, List<String> names) {
+        for (int i = 0; i < upkeeps.size(); i++) {
+            try {
+                upkeeps.get(i).prepare();
+            } catch (IOException | RuntimeException e) {
+                err.println("stackfold: agent: " + names.get(i) + ": " + Delivery.oneLine(e));
+                err.flush();
+            }
+        }
         lowerPriority();
         Instant[] done = new Instant[upkeeps.size()];
         while (true) {

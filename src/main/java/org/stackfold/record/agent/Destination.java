@@ -39,6 +39,13 @@ public interface Destination {
         java.time.Duration every();
 
         /**
+         * Called once on the upkeep thread before it lowers its priority: what the work shares with
+         * other threads (classes to initialise, a native library) is loaded at the agent's priority.
+         */
+        default void prepare() throws IOException {
+        }
+
+        /**
          * Does the work for what was written before {@code boundary} (the multiple just passed); returns
          * a line for the log, or null for nothing to say. {@code stop} turns true when the agent stops:
          * the work ends at its next safe point.
