@@ -36,7 +36,7 @@ public final class TableFiles {
     public static final String COMPACT_DIR = ".stackfold-compact";
 
     /** Attempts at a listing during which no compaction changed state. */
-    static final int ATTEMPTS = 20;
+    static final int ATTEMPTS = 40;
 
     /** A test's hook, run after the first journal listing and before the files are listed. */
     static volatile Runnable beforeWalk;
@@ -90,7 +90,7 @@ public final class TableFiles {
 
     private static void pause(int attempt) throws IOException {
         try {
-            Thread.sleep(Math.min(200, 5L << Math.min(attempt, 6)));
+            Thread.sleep(Math.min(500, 5L << Math.min(attempt, 7)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("interrupted while listing the table");

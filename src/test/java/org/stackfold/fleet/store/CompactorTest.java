@@ -196,6 +196,30 @@ class CompactorTest {
     }
 
     @Test
+    void aBusyPartitionGetsSeveralOutputsOfBoundedInput() throws IOException {
+        Path t = table("fleet");
+        String before = answers(t);
+        long largest = 0;
+        for (Map.Entry<String, String> f : files(t).entrySet()) {
+            if (f.getKey().contains("/profiles_h1_")) {
+                largest = Math.max(largest, Long.parseLong(f.getValue().substring(0, f.getValue().indexOf('@'))));
+            }
+        }
+        long was = Compactor.maxInputBytes;
+        Compactor.maxInputBytes = 2 * largest; // two files a unit: 4 files a partition make 2 outputs
+        try {
+            Compactor.Result r = Compactor.compact(t, "h1", later(), () -> false);
+            assertThat(r.partitions()).isEqualTo(6);
+            assertThat(r.outputs()).isEqualTo(12);
+            assertThat(r.inputs()).isEqualTo(24);
+        } finally {
+            Compactor.maxInputBytes = was;
+        }
+        assertThat(answers(t)).isEqualTo(before);
+        assertThat(files(t).keySet()).filteredOn(f -> f.contains("_h1_")).hasSize(12).allMatch(f -> f.contains("/compacted_h1_"));
+    }
+
+    @Test
     void todaysCompactedFilesWaitForTheDayToClose() throws IOException {
         Path t = dir.resolve("fleet");
         Instant now = Instant.now();
