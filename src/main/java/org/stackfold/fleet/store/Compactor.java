@@ -36,7 +36,7 @@ import java.util.function.BooleanSupplier;
  * <li>finishes or undoes what an interrupted run left ({@link #recover});</li>
  * <li>picks, in each partition, the writer's store files written before {@code before} (and, in a
  * partition of a day before {@code before}'s, its compacted files as well): two or more make a unit;</li>
- * <li>writes each unit's rows into one file in a staging directory (DuckDB, zstd, rows sorted by stack,
+ * <li>writes each unit's rows (at most {@link #maxInputBytes} of input files) into one file in a staging directory (DuckDB, zstd, rows sorted by stack,
  * as the store writes them), synced;</li>
  * <li>writes the journal (outputs and inputs) as {@code .prepared}: readers ignore the outputs;</li>
  * <li>renames each output into its partition, then the journal to {@code .committed}: readers ignore
