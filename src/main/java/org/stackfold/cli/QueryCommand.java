@@ -65,6 +65,10 @@ final class QueryCommand implements Callable<Integer> {
     @Option(names = "--sql", paramLabel = "SQL", description = "Run SQL over the view 'samples'; prints tab-separated rows.")
     String sql;
 
+    @Option(names = "--compact", paramLabel = "HOST", description = {"Rewrite the files the agent of HOST stored (record --every"
+            + " --store) into one a partition now,", "as the agent does each hour; prints what it did (docs/fleet.md)."})
+    String compact;
+
     @picocli.CommandLine.Mixin
     TransformOptions transform;
 
@@ -87,6 +91,18 @@ final class QueryCommand implements Callable<Integer> {
     }
 
     private int run(String where, String diffWhere) throws Exception {
+        if (compact != null) {
+            if (sql != null || top != null || diffWhere != null || output != null || where != null) {
+                throw new UsageException("--compact goes alone");
+            }
+            if (!java.nio.file.Files.isDirectory(dir)) {
+                throw new InputException(dir + ": not a table directory");
+            }
+            org.stackfold.fleet.store.Compactor.Result r = org.stackfold.fleet.store.Compactor.compact(dir,
+                    org.stackfold.fleet.store.Compactor.writerId(compact), java.time.Instant.now(), () -> false);
+            spec.commandLine().getOut().println(r.describe());
+            return r.locked() ? 1 : 0;
+        }
         if (sql != null && (top != null || diffWhere != null || output != null || this.where != null || !labels.isEmpty())) {
             throw new UsageException("--sql goes alone");
         }

@@ -11,6 +11,7 @@ import java.util.Map;
 import org.stackfold.fleet.push.ProfilePusher;
 import org.stackfold.fleet.push.PushException;
 import org.stackfold.fleet.push.Upload;
+import org.stackfold.fleet.store.Compactor;
 import org.stackfold.fleet.store.FleetStore;
 import org.stackfold.fleet.store.Labels;
 import org.stackfold.fleet.store.RecordingStore;
@@ -61,7 +62,8 @@ final class RecordAgent {
             destinations.add(new FileDestination(c, pattern, host));
         }
         if (c.store != null) {
-            destinations.add(new StoreDestination(c.store, begun.source(), Duration.ofMillis((long) (c.storeEvery * 1000))));
+            destinations.add(new StoreDestination(c.store, begun.source(), Duration.ofMillis((long) (c.storeEvery * 1000)),
+                    Compactor.writerId(host), Duration.ofSeconds(c.compactEvery)));
         }
         if (c.push.given()) {
             destinations.add(new PushDestination(c, options.frequency()));
@@ -120,8 +122,43 @@ final class RecordAgent {
         }
     }
 
-    /** {@code --store DIR}: each interval a profile of the table, at the interval's start. */
-    private record StoreDestination(Path dir, String source, Duration batch) implements Destination {
+    /**
+     * {@code --store DIR}: each interval a profile of the table, at the interval's start, in files named
+     * after this host ({@code writer}), which it compacts every {@code compactEvery} (zero: never).
+     */
+    private record StoreDestination(Path dir, String source, Duration batch, String writer, Duration compactEvery)
+            implements Destination {
+        @Override
+        public Upkeep upkeep() {
+            if (compactEvery.isZero()) {
+                return null;
+            }
+            return new Upkeep() {
+                @Override
+                public Duration every() {
+                    return compactEvery;
+                }
+
+                @Override
+                public void prepare() throws IOException {
+                    Compactor.prepare();
+                }
+
+                @Override
+                public String run(java.time.Instant boundary, java.util.function.BooleanSupplier stop) throws IOException {
+                    if (!java.nio.file.Files.isDirectory(dir)) {
+                        return null; // nothing stored yet
+                    }
+                    try {
+                        Compactor.Result r = Compactor.compact(dir, writer, boundary, stop);
+                        return r.inputs() == 0 && !r.locked() ? null : r.describe();
+                    } finally {
+                        org.stackfold.io.ResidentPages.releaseCode("libduckdb_java");
+                    }
+                }
+            };
+        }
+
         @Override
         public String name() {
             return "--store " + dir;
@@ -134,7 +171,7 @@ final class RecordAgent {
                 rows.add(new StoredProfile(source, p.profile(), Labels.of(p.labels()), p.start()));
             }
             try {
-                FleetStore.store(dir, rows);
+                FleetStore.store(dir, rows, writer);
             } catch (InputException e) {
                 throw new IOException(e.getMessage(), e);
             } finally {

@@ -66,6 +66,11 @@ final class RecordCommand implements Callable<Integer> {
             + " together this often, one Parquet file each time (default ${DEFAULT-VALUE}; at least --every).")
     double storeEvery = 60;
 
+    @Option(names = "--compact-every", paramLabel = "SECONDS", description = {"With --every and --store: the agent rewrites the table files"
+            + " it wrote into one a partition at each multiple of SECONDS",
+            "(default ${DEFAULT-VALUE}: each closed hour; 0: never; docs/agent.md)."})
+    long compactEvery = 3600;
+
     @Option(names = "--split", paramLabel = "BY", description = {"With --every: one profile an interval for everything (none, the default),",
             "per process (process: labels service=its name, pid) or per process name (service)."})
     String split = "none";
@@ -400,6 +405,9 @@ final class RecordCommand implements Callable<Integer> {
             }
             if (!(storeEvery >= 0 && storeEvery <= 86_400)) {
                 throw usage("--store-every must be from 0 (each interval at once) to 86400 seconds, not " + storeEvery);
+            }
+            if (compactEvery < 0 || compactEvery > 86_400) {
+                throw usage("--compact-every must be from 1 to 86400 seconds, or 0 (never), not " + compactEvery);
             }
             if (healthEvery < 0) {
                 throw usage("--health-every must be 0 (about a minute) or more intervals, not " + healthEvery);

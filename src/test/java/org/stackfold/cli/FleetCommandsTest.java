@@ -148,6 +148,28 @@ class FleetCommandsTest {
     }
 
     @Test
+    void queryCompactRewritesOneAgentsFilesAndAnswersAsBefore() throws IOException {
+        Path table = dir.resolve("fleet");
+        org.stackfold.model.Profile p = new org.stackfold.model.Profile();
+        p.addStack(new int[] {p.frames().plain("main"), p.frames().plain("f")}, 2, 3);
+        for (String host : new String[] {"h1", "h1", "h1", "h2", "h2"}) {
+            org.stackfold.fleet.store.FleetStore.store(table, java.util.List.of(new org.stackfold.fleet.store.StoredProfile("record", p,
+                    new org.stackfold.fleet.store.Labels("api", host, ""), java.time.Instant.parse("2026-11-01T01:00:00Z"))), host);
+        }
+        store(table, randomProfile("a.folded", 6), "2026-11-01T02:00:00Z", "service=api", "host=h3");
+        String before = run("query", table.toString()).out();
+        CliRun r = run("query", table.toString(), "--compact", "h1");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("compacted 3 files of 1 partitions into 1 (");
+        assertThat(run("query", table.toString()).out()).isEqualTo(before);
+        try (var files = Files.list(table.resolve("date=2026-11-01/service=api"))) {
+            assertThat(files.map(f -> f.getFileName().toString().replaceAll("_[0-9a-f-]+\\.parquet$", "")).sorted().toList())
+                    .containsExactly("compacted_h1", "profiles", "profiles_h2", "profiles_h2");
+        }
+        assertThat(run("query", table.toString(), "--compact", "h1", "--top", "3").code()).isEqualTo(2);
+    }
+
+    @Test
     void svgOutputIsAFlameGraph() throws IOException {
         Path table = dir.resolve("fleet");
         store(table, file("a.folded", "main;<f> 3\n"), "2026-11-01", "service=api");

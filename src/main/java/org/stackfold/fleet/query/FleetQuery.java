@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.stackfold.fleet.store.ProfileTable;
 import org.stackfold.fleet.store.Sql;
+import org.stackfold.fleet.store.TableFiles;
 import org.stackfold.io.InputException;
 import org.stackfold.io.UsageException;
 import org.stackfold.model.CallTree;
@@ -43,81 +44,117 @@ public final class FleetQuery implements AutoCloseable {
         if (!Files.isDirectory(dir)) {
             throw new InputException(dir + ": not a table directory (write one with 'stackfold store ... --to " + dir + "')");
         }
-        List<String> files = tableFiles(dir);
-        if (files.isEmpty()) {
-            throw new InputException(dir + ": no .parquet files in the table directory");
-        }
         // DuckDB reads every path as a glob and expands a leading ~: the table is reached through a
         // symbolic link of our own whose name holds neither, and each file is named on its own.
         Path link = org.stackfold.io.TempFiles.directory().resolve(org.stackfold.io.TempFiles.prefix() + "table-"
                 + java.util.UUID.randomUUID());
         org.stackfold.io.TempFiles.register(link);
+        Connection c = null;
         try {
             Files.createSymbolicLink(link, dir.toAbsolutePath());
-            StringBuilder list = new StringBuilder("[");
-            for (String f : files) {
-                list.append(list.length() > 1 ? ", " : "").append(Sql.string(link.resolve(f).toString()));
-            }
-            list.append(']');
-            Connection c = DriverManager.getConnection("jdbc:duckdb:");
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE VIEW samples AS SELECT * FROM read_parquet(" + list
-                        + ", hive_partitioning = true, union_by_name = true)");
-            }
-            return new FleetQuery(dir, c, link);
+            c = DriverManager.getConnection("jdbc:duckdb:");
+            FleetQuery q = new FleetQuery(dir, c, link);
+            q.retrying(() -> {
+                q.view();
+                return null;
+            });
+            return q;
         } catch (SQLException e) {
+            close(c);
             org.stackfold.io.TempFiles.delete(link);
             throw failure(dir, e);
         } catch (IOException | RuntimeException e) {
+            close(c);
             org.stackfold.io.TempFiles.delete(link);
             throw e;
         }
     }
 
+    private static void close(Connection c) {
+        try {
+            if (c != null) {
+                c.close();
+            }
+        } catch (SQLException e) {
+            // closing after a failure: the failure is the message
+        }
+    }
+
+    /** The files the view names now. */
+    private List<String> files = List.of();
+
+    /** (Re)defines the view {@code samples} over the table's files as they are now. */
+    private void view() throws IOException, SQLException {
+        List<String> listed = tableFiles(dir);
+        if (listed.isEmpty()) {
+            throw new InputException(dir + ": no .parquet files in the table directory");
+        }
+        StringBuilder list = new StringBuilder("[");
+        for (String f : listed) {
+            list.append(list.length() > 1 ? ", " : "").append(Sql.string(link.resolve(f).toString()));
+        }
+        list.append(']');
+        files = listed;
+        try (Statement s = connection.createStatement()) {
+            s.execute("CREATE OR REPLACE VIEW samples AS SELECT * FROM read_parquet(" + list
+                    + ", hive_partitioning = true, union_by_name = true)");
+        }
+    }
+
+    private interface Attempt<T> {
+        T run() throws IOException, SQLException;
+    }
+
     /**
-     * The table's files, relative to its directory: regular {@code .parquet} files, not empty, outside
-     * hidden directories (a store's staging directory) and without glob characters in their names
-     * (the table's own files never have them).
+     * Runs {@code attempt}; where DuckDB failed and a file the view names has gone meanwhile (a
+     * compaction replaced it: its rows are in a file the view does not name yet), the view is defined
+     * again over the files as they are now and the attempt made again, from the start.
+     */
+    private <T> T retrying(Attempt<T> attempt) throws IOException, SQLException {
+        for (int i = 0; ; i++) {
+            try {
+                return attempt.run();
+            } catch (SQLException e) {
+                if (i >= ATTEMPTS || !vanished()) {
+                    throw e;
+                }
+                view();
+            }
+        }
+    }
+
+    private static final int ATTEMPTS = 20;
+
+    private boolean vanished() {
+        for (String f : files) {
+            if (!Files.exists(dir.resolve(f))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The table's files, relative to its directory ({@link TableFiles#list}): regular {@code .parquet}
+     * files, not empty, outside hidden directories (a store's staging directory) and without glob
+     * characters in their names, as compactions in progress leave them.
      */
     static List<String> tableFiles(Path dir) throws IOException {
-        List<String> out = new ArrayList<>();
-        Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
-            @Override
-            public java.nio.file.FileVisitResult preVisitDirectory(Path d, java.nio.file.attribute.BasicFileAttributes a) {
-                return !d.equals(dir) && d.getFileName().toString().startsWith(".")
-                        ? java.nio.file.FileVisitResult.SKIP_SUBTREE : java.nio.file.FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
-                String name = f.getFileName().toString();
-                String rel = dir.relativize(f).toString();
-                if (a.isRegularFile() && a.size() > 0 && name.endsWith(".parquet") && !name.startsWith(".")
-                        && rel.chars().noneMatch(ch -> "*?[]{}\\~".indexOf(ch) >= 0)) {
-                    out.add(rel);
-                }
-                return java.nio.file.FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) {
-                return java.nio.file.FileVisitResult.CONTINUE; // a file removed while we looked (a compaction)
-            }
-        });
-        java.util.Collections.sort(out);
-        return out;
+        return TableFiles.list(dir);
     }
 
     /** The stacks of the rows that match {@code where} (SQL over the table's columns), summed into one profile. */
     public Profile merge(String where) throws IOException {
-        Profile p = new Profile();
         String sql = "SELECT stack, CAST(sum(value) AS BIGINT), min(value), count(*) - count(value) FROM samples WHERE "
                 + condition(where) + " GROUP BY stack";
-        forEachRow(sql, rs -> {
-            checkRow(rs, 3);
-            add(p, rs.getString(1), 0, rs.getLong(2));
+        return ask(() -> {
+            Profile p = new Profile();
+            forEachRow(sql, rs -> {
+                checkRow(rs, 3);
+                add(p, rs.getString(1), 0, rs.getLong(2));
+            });
+            return p;
         });
-        return p;
     }
 
     /**
@@ -125,18 +162,20 @@ public final class FleetQuery implements AutoCloseable {
      * (after) those matching {@code after}; a row matching both counts on both sides.
      */
     public Profile diff(String before, String after) throws IOException {
-        Profile p = Profile.differential();
         String b = condition(before);
         String a = condition(after);
         String sql = "SELECT stack, CAST(coalesce(sum(value) FILTER (WHERE " + b + "), 0) AS BIGINT),"
                 + " CAST(coalesce(sum(value) FILTER (WHERE " + a + "), 0) AS BIGINT), min(value), count(*) - count(value)"
                 + " FROM samples WHERE (" + b + ") OR (" + a + ") GROUP BY stack";
-        forEachRow(sql, rs -> {
-            checkRow(rs, 4);
-            int node = add(p, rs.getString(1), 0, rs.getLong(2));
-            p.tree().addSelf(node, 1, rs.getLong(3));
+        return ask(() -> {
+            Profile p = Profile.differential();
+            forEachRow(sql, rs -> {
+                checkRow(rs, 4);
+                int node = add(p, rs.getString(1), 0, rs.getLong(2));
+                p.tree().addSelf(node, 1, rs.getLong(3));
+            });
+            return p;
         });
-        return p;
     }
 
     /** One row of a top-N answer. */
@@ -149,24 +188,28 @@ public final class FleetQuery implements AutoCloseable {
      */
     public List<Top> top(int limit, String by, String where) throws IOException {
         String column = topColumn(by);
-        List<Top> rows = new ArrayList<>();
         String sql = "SELECT CAST(" + column + " AS VARCHAR) AS k, CAST(sum(value) AS BIGINT) AS n FROM samples WHERE "
                 + condition(where) + " GROUP BY k ORDER BY n DESC, k NULLS LAST LIMIT " + limit;
-        forEachRow(sql, rs -> rows.add(new Top(rs.getString(1) == null ? "NULL" : rs.getString(1), rs.getLong(2))));
-        return rows;
+        return ask(() -> {
+            List<Top> rows = new ArrayList<>();
+            forEachRow(sql, rs -> rows.add(new Top(rs.getString(1) == null ? "NULL" : rs.getString(1), rs.getLong(2))));
+            return rows;
+        });
     }
 
     /** Samples in the rows matching {@code where}: the denominator of top-N percentages. */
     public long samples(String where) throws IOException {
-        long[] n = new long[1];
-        // Checked here, the denominator of --top: a negative or missing value would give shares past 100%.
-        forEachRow("SELECT CAST(coalesce(sum(value), 0) AS BIGINT), 'all', min(value), count(*) - count(value)"
-                        + " FROM samples WHERE " + condition(where),
-                rs -> {
-                    checkRow(rs, 3);
-                    n[0] = rs.getLong(1);
-                });
-        return n[0];
+        String sql = "SELECT CAST(coalesce(sum(value), 0) AS BIGINT), 'all', min(value), count(*) - count(value)"
+                + " FROM samples WHERE " + condition(where);
+        return ask(() -> {
+            long[] n = new long[1];
+            // Checked here, the denominator of --top: a negative or missing value would give shares past 100%.
+            forEachRow(sql, rs -> {
+                checkRow(rs, 3);
+                n[0] = rs.getLong(1);
+            });
+            return n[0];
+        });
     }
 
     /** The column {@code --by} names: {@code function} means the leaf frame. */
@@ -184,6 +227,10 @@ public final class FleetQuery implements AutoCloseable {
      * and the number of rows it wrote.
      */
     public List<List<String>> sql(String sql) throws IOException {
+        return ask(() -> statement(sql));
+    }
+
+    private List<List<String>> statement(String sql) throws SQLException {
         List<List<String>> out = new ArrayList<>();
         try (Statement s = connection.createStatement()) {
             if (!s.execute(sql)) {
@@ -206,8 +253,6 @@ public final class FleetQuery implements AutoCloseable {
                 }
                 out.add(row);
             }
-        } catch (SQLException e) {
-            throw failure(dir, e);
         }
         return out;
     }
@@ -318,11 +363,18 @@ public final class FleetQuery implements AutoCloseable {
         void row(ResultSet rs) throws SQLException;
     }
 
-    private void forEachRow(String sql, RowHandler handler) throws IOException {
+    private void forEachRow(String sql, RowHandler handler) throws SQLException {
         try (PreparedStatement s = connection.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
             while (rs.next()) {
                 handler.row(rs);
             }
+        }
+    }
+
+    /** An answer, made again from the start where files went meanwhile ({@link #retrying}); errors as one line. */
+    private <T> T ask(Attempt<T> attempt) throws IOException {
+        try {
+            return retrying(attempt);
         } catch (SQLException e) {
             throw failure(dir, e);
         }

@@ -37,6 +37,18 @@ public final class FleetStore {
      * from it comes out as its cause).
      */
     public static Written store(Path dir, Iterable<StoredProfile> profiles) throws IOException {
+        return store(dir, profiles, null);
+    }
+
+    /**
+     * Stores the profiles as {@link #store(Path, Iterable)}, in files named after {@code writer} (a
+     * {@link Compactor#writerId}, or null for none): {@code profiles_WRITER_<uuid>.parquet}, which the
+     * writer's {@link Compactor} may later rewrite (the agent's; never another writer's).
+     */
+    public static Written store(Path dir, Iterable<StoredProfile> profiles, String writer) throws IOException {
+        if (writer != null && !writer.equals(Compactor.writerId(writer))) {
+            throw new IllegalArgumentException("not a writer id: " + writer);
+        }
         dir = dir.toAbsolutePath(); // taken literally: DuckDB would expand a leading ~
         try {
             Files.createDirectories(dir);
@@ -62,7 +74,7 @@ public final class FleetStore {
                 }
             }
             if (counts[0] > 0) {
-                copyAtomically(c, dir);
+                copyAtomically(c, dir, writer);
             }
             return new Written((int) counts[2], counts[0], counts[1]);
         } catch (InputException e) {
@@ -88,7 +100,7 @@ public final class FleetStore {
      * file, and an interrupted store (Ctrl-C, a full disk) leaves only the staging directory, which
      * readers skip and a shutdown hook removes.
      */
-    private static void copyAtomically(Connection c, Path dir) throws SQLException, IOException {
+    private static void copyAtomically(Connection c, Path dir, String writer) throws SQLException, IOException {
         Path staging = dir.resolve(STAGING_PREFIX + java.util.UUID.randomUUID());
         Thread cleanup = new Thread(() -> deleteTree(staging), "stackfold-staging-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
@@ -97,7 +109,7 @@ public final class FleetStore {
                 s.execute("COPY (SELECT * FROM samples ORDER BY service, date, stack) TO " + Sql.string(staging.toString())
                         + " (FORMAT parquet, PARTITION_BY (" + ProfileTable.PARTITIONS + "), COMPRESSION zstd,"
                         + " ROW_GROUP_SIZE " + ProfileTable.ROW_GROUP_SIZE + ","
-                        + " OVERWRITE_OR_IGNORE true, FILENAME_PATTERN 'profiles_{uuid}')");
+                        + " OVERWRITE_OR_IGNORE true, FILENAME_PATTERN 'profiles_" + (writer == null ? "" : writer + "_") + "{uuid}')");
             }
             java.util.List<Path> files;
             try (var walk = Files.walk(staging)) {

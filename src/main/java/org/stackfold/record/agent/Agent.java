@@ -105,6 +105,16 @@ public final class Agent {
             deliveries.add(new Delivery(destinations.get(i), i, queue, err));
         }
         Thread output = Thread.ofPlatform().name("stackfold-output").daemon().start(() -> send(deliveries, queue));
+        List<Destination.Upkeep> upkeeps = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Destination d : destinations) {
+            if (d.upkeep() != null) {
+                upkeeps.add(d.upkeep());
+                names.add(d.name());
+            }
+        }
+        Thread upkeep = upkeeps.isEmpty() ? null
+                : Thread.ofPlatform().name("stackfold-upkeep").daemon().start(() -> upkeep(upkeeps, names));
         SymbolizerOptions symbols = new SymbolizerOptions(true, false, false, false);
         Recorder.Result result;
         try (Symbolizer symbolizer = new Symbolizer(symbols).askJvmsForPerfMaps(false).symbolTableBudget(SYMBOL_TABLES)) {
@@ -122,7 +132,14 @@ public final class Agent {
             }
         } finally {
             folded.put(END);
+            synchronized (upkeepLock) {
+                upkeepStopping = true;
+                upkeepLock.notifyAll();
+            }
             output.join();
+            if (upkeep != null) {
+                upkeep.join(); // a compaction under way ends at its next safe point (a partition's rewrite)
+            }
         }
         long sent = 0, dropped = droppedBehind + queue.dropped();
         for (Delivery d : deliveries) {
@@ -280,6 +297,97 @@ public final class Agent {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private final Object upkeepLock = new Object();
+    private boolean upkeepStopping;
+    private volatile long upkeepRuns;
+
+    /** Upkeep runs so far (each destination's, each boundary): for tests that wait for one. */
+    public long upkeepRuns() {
+        return upkeepRuns;
+    }
+
+    /**
+     * The upkeep thread, at nice 19 (the kernel runs it when nothing else wants the CPU; DuckDB's
+     * threads, one here, inherit it), once what it shares with other threads is loaded at the agent's
+     * priority ({@link Destination.Upkeep#prepare}: a store waiting for a starved thread to finish
+     * loading DuckDB's classes would be held up): each destination's work once at the start (what an earlier
+     * run left) and then at each multiple of its period since the epoch. Never on the output thread,
+     * so stores and pushes are not held up; its CPU is the process's, in the health lines.
+     */
+    private void upkeep(List<Destination.Upkeep> upkeeps, List<String> names) {
+        for (int i = 0; i < upkeeps.size(); i++) {
+            try {
+                upkeeps.get(i).prepare();
+            } catch (IOException | RuntimeException e) {
+                err.println("stackfold: agent: " + names.get(i) + ": " + Delivery.oneLine(e));
+                err.flush();
+            }
+        }
+        lowerPriority();
+        Instant[] done = new Instant[upkeeps.size()];
+        while (true) {
+            Instant now = Instant.now();
+            long wait = Long.MAX_VALUE;
+            for (int i = 0; i < upkeeps.size(); i++) {
+                long every = upkeeps.get(i).every().toMillis();
+                Instant boundary = Instant.ofEpochMilli(Math.floorDiv(now.toEpochMilli(), every) * every);
+                if (done[i] == null || boundary.isAfter(done[i])) {
+                    done[i] = boundary;
+                    runUpkeep(upkeeps.get(i), names.get(i), boundary);
+                }
+                wait = Math.min(wait, boundary.toEpochMilli() + every - Instant.now().toEpochMilli());
+            }
+            synchronized (upkeepLock) {
+                if (upkeepStopping) {
+                    return;
+                }
+                try {
+                    upkeepLock.wait(Math.max(1, wait));
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (upkeepStopping) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void runUpkeep(Destination.Upkeep u, String name, Instant boundary) {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpu = mx.getCurrentThreadCpuTime();
+        long wall = System.nanoTime();
+        String line;
+        try {
+            line = u.run(boundary, () -> {
+                synchronized (upkeepLock) {
+                    return upkeepStopping;
+                }
+            });
+            if (line != null) {
+                line = "stackfold agent: " + name + ": " + line;
+            }
+        } catch (IOException | RuntimeException e) {
+            line = "stackfold: agent: " + name + ": " + Delivery.oneLine(e) + "; tried again at the next boundary";
+        }
+        upkeepRuns++;
+        if (line != null) {
+            err.printf(Locale.ROOT, "%s; %.2f s CPU, %.1f s%n", line, (mx.getCurrentThreadCpuTime() - cpu) / 1e9,
+                    (System.nanoTime() - wall) / 1e9);
+            err.flush();
+        }
+    }
+
+    /** setpriority(PRIO_PROCESS, this thread, 19); a kernel that refuses leaves it as it is. */
+    private static void lowerPriority() {
+        try {
+            long tid = org.stackfold.record.bpf.Syscalls.call("gettid", 186, 0, 0, 0, 0, 0);
+            org.stackfold.record.bpf.Syscalls.call("setpriority", 141, 0, tid, 19, 0, 0);
+        } catch (org.stackfold.record.bpf.ErrnoException | RuntimeException e) {
+            // the work runs at the agent's priority
         }
     }
 

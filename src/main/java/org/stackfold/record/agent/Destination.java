@@ -25,6 +25,34 @@ public interface Destination {
         }
     }
 
+    /**
+     * Work the destination does now and then on the agent's own low-priority thread, never on the
+     * output thread (the fleet table's compaction); none by default.
+     */
+    default Upkeep upkeep() {
+        return null;
+    }
+
+    /** Periodic work of a destination, run by the agent at each multiple of {@link #every} since the epoch. */
+    interface Upkeep {
+        /** How often: at each multiple of this since the epoch (3600 s: on the hour), and once when the agent starts. */
+        java.time.Duration every();
+
+        /**
+         * Called once on the upkeep thread before it lowers its priority: what the work shares with
+         * other threads (classes to initialise, a native library) is loaded at the agent's priority.
+         */
+        default void prepare() throws IOException {
+        }
+
+        /**
+         * Does the work for what was written before {@code boundary} (the multiple just passed); returns
+         * a line for the log, or null for nothing to say. {@code stop} turns true when the agent stops:
+         * the work ends at its next safe point.
+         */
+        String run(java.time.Instant boundary, java.util.function.BooleanSupplier stop) throws IOException;
+    }
+
     /** Whether an interval that could not be sent waits in the on-disk queue (the table, a server) or is dropped (a file). */
     default boolean queued() {
         return true;
