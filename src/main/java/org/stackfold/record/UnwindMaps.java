@@ -608,6 +608,21 @@ final class UnwindMaps implements AutoCloseable {
 
     private int lastPid;
     private String lastMaps;
+    private final ProcReader proc = new ProcReader();
+
+    /** The threads of {@code pid} (field 20 of its stat: a zombie leader counts itself), or 0 when it cannot be read. */
+    private int threads(int pid) {
+        String stat = proc.read("/proc/" + pid + "/stat");
+        if (stat == null) {
+            return 0;
+        }
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        try {
+            return f.length > 17 ? Integer.parseInt(f[17]) : Integer.MAX_VALUE;
+        } catch (NumberFormatException e) {
+            return Integer.MAX_VALUE; // unreadable: look at the threads
+        }
+    }
 
     /**
      * The text of {@code /proc/PID/maps} the last {@link #refresh} read if it was of {@code pid}, else
@@ -631,11 +646,15 @@ final class UnwindMaps implements AutoCloseable {
      * The process's maps: /proc/PID/maps, or a live thread's when the main thread has ended (its own
      * then reads empty); null when the process is gone or has no memory any more (it is exiting).
      */
-    private static String maps(int pid) {
+    private String maps(int pid) {
         try {
-            String text = Files.readString(Path.of("/proc/" + pid + "/maps"));
-            if (!text.isEmpty()) {
+            String text = proc.read("/proc/" + pid + "/maps");
+            if (text == null) {
+                return null;
+            } else if (!text.isEmpty()) {
                 return text;
+            } else if (threads(pid) <= 1) {
+                return null; // a zombie: no thread left to read the maps of (the common case, read without a listing)
             }
             try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
                 for (Path t : (Iterable<Path>) tasks::iterator) {
