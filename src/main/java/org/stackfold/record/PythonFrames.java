@@ -127,12 +127,17 @@ public final class PythonFrames implements AutoCloseable {
      * puts its offsets into {@code pyprocs}; a version it does not know is noted once for that process.
      */
     synchronized void refresh(int pid) {
+        refresh(pid, null);
+    }
+
+    /** As {@link #refresh(int)}, from the text of its {@code /proc/PID/maps} just read (null: read it). */
+    synchronized void refresh(int pid, String maps) {
         if (!enabled) {
             return;
         }
         PythonDetector.Detection d;
         try {
-            d = PythonDetector.detect(pid);
+            d = PythonDetector.detect(pid, maps);
         } catch (IOException | RuntimeException e) {
             return; // gone, or its maps unreadable: native frames
         }
@@ -178,6 +183,18 @@ public final class PythonFrames implements AutoCloseable {
         }
     }
 
+    /** Its entry in {@code pyprocs} and its memory, for a process that ended (the caller removes it from {@code known}). */
+    private void forgetGone(int pid) {
+        Known k = known.get(pid);
+        try {
+            key.set(ValueLayout.JAVA_INT, 0, pid);
+            procs.delete(key);
+        } catch (ErrnoException ignored) {
+            // already gone
+        }
+        closeMemory(k);
+    }
+
     private static void closeMemory(Known k) {
         if (k != null) {
             try {
@@ -195,6 +212,17 @@ public final class PythonFrames implements AutoCloseable {
      */
     synchronized void beginDrain() {
         thisDrain.clear();
+        // Processes that ended are forgotten (their /proc/PID/mem descriptor closed): on a host running
+        // python3 a few times a second they were kept for the whole recording, one descriptor each, and
+        // walked at every drain. Their code objects cannot be read any more either way.
+        known.keySet().removeIf(pid -> {
+            if (java.nio.file.Files.exists(java.nio.file.Path.of("/proc/" + pid))) {
+                return false;
+            }
+            forgetGone(pid);
+            return true;
+        });
+        refused.keySet().removeIf(pid -> !java.nio.file.Files.exists(java.nio.file.Path.of("/proc/" + pid)));
         for (Known k : known.values()) {
             try {
                 List<long[]> ts = new org.stackfold.record.python.PythonWalker(k.process(), k.memory())

@@ -254,7 +254,7 @@ public final class Sampler implements AutoCloseable {
                     unwind.error("updating the mappings trie", e);
                 }
                 try {
-                    python.refresh(pid);
+                    python.refresh(pid, unwind.lastMaps(pid));
                 } catch (RuntimeException e) {
                     unwind.error("looking for CPython", e);
                 }

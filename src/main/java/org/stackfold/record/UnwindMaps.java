@@ -104,6 +104,18 @@ final class UnwindMaps implements AutoCloseable {
     private String lastError;
     /** Program headers by device:inode of the files seen (a refresh reads only the maps text). */
     private final Map<String, ElfHeaders> headers = new HashMap<>();
+    /** The identity of each file in {@link #headers} when its headers were read (null: not known, never kept idle). */
+    private final Map<String, IdleFiles.Identity> identities = new HashMap<>();
+
+    /** A file no process maps any more, kept for the next that does: its table and program headers. */
+    private record Kept(String file, Table table, ElfHeaders headers) {
+    }
+
+    /** Defaults of {@link #keepIdle}: a few hundred files, 32 MiB of rows in the kernel, ten minutes. */
+    static final int IDLE_FILES = 256;
+    static final long IDLE_BYTES = 32L << 20, IDLE_NANOS = 600_000_000_000L;
+    private IdleFiles<Kept> idle = new IdleFiles<>(IDLE_FILES, IDLE_BYTES, IDLE_NANOS);
+    private long headerReads, reused;
     private Table vdso;
     private int nextId;
     private long rows;
@@ -206,6 +218,31 @@ final class UnwindMaps implements AutoCloseable {
         return buildNanos / 1e9;
     }
 
+    /**
+     * How many files no process maps any more keep their table (and program headers) for the next
+     * process that maps them, up to how many bytes of rows, for how long; 0 files: freed at once.
+     */
+    void keepIdle(int files, long bytes, long nanos) throws ErrnoException {
+        for (Kept k : idle.expire(Long.MAX_VALUE)) {
+            free(k.table());
+        }
+        idle = new IdleFiles<>(files, bytes, nanos);
+    }
+
+    /** Files kept idle now (no process maps them; their tables stay loaded), and how many were mapped again from there. */
+    int idleFiles() {
+        return idle.size();
+    }
+
+    long reused() {
+        return reused;
+    }
+
+    /** Program headers read from files (each file once while mapped or kept idle, again when it changed). */
+    long headerReads() {
+        return headerReads;
+    }
+
     /** Builds and loads the tables of these files now (a command's files, before it execs). */
     void prepare(Collection<Path> paths) {
         for (Path p : paths) {
@@ -218,7 +255,15 @@ final class UnwindMaps implements AutoCloseable {
                 String id = String.format("%02x:%02x:%d", major, minor, ino);
                 ElfHeaders h = headers.get(id);
                 if (h == null) {
-                    h = ElfHeaders.read(p);
+                    Kept k = revive(id, p);
+                    if (k != null) {
+                        h = k.headers();
+                        files.put(id, k.table());
+                    } else {
+                        identities.put(id, IdleFiles.Identity.of(p));
+                        h = ElfHeaders.read(p);
+                        headerReads++;
+                    }
                     headers.put(id, h); // the first read of its maps after exec needs only the text
                 }
                 table(id, p, p.toString(), h.entry);
@@ -297,6 +342,9 @@ final class UnwindMaps implements AutoCloseable {
         if (r == null || r.byteSize() < 8) {
             return NONE;
         }
+        while (nextId >= TABLES && freeIds.isEmpty() && idle.size() > 0) {
+            free(idle.takeOldest().table()); // a slot of a file no process maps
+        }
         if (nextId >= TABLES && freeIds.isEmpty()) {
             tablesFull++;
             return NONE;
@@ -321,7 +369,10 @@ final class UnwindMaps implements AutoCloseable {
         return ((long) rows * 8 + 4095) / 4096 * 4096;
     }
 
-    /** One fewer process maps {@code file}; at none its table is freed (the vDSO's and prepared ones stay). */
+    /**
+     * One fewer process maps {@code file}; at none its table is kept idle ({@link #keepIdle}) and what no
+     * longer fits there is freed (the vDSO's and prepared ones stay).
+     */
     private void release(String file) throws ErrnoException {
         Integer n = users.get(file);
         if (n == null) {
@@ -332,8 +383,42 @@ final class UnwindMaps implements AutoCloseable {
             return;
         }
         users.remove(file);
-        headers.remove(file);
+        ElfHeaders h = headers.remove(file);
+        IdleFiles.Identity identity = identities.remove(file);
         Table t = files.remove(file);
+        if (t == null) {
+            return;
+        }
+        for (Kept k : idle.put(file, new Kept(file, t, h), t == NONE ? 0 : pageBytes(t.rows()), identity, System.nanoTime())) {
+            free(k.table());
+        }
+    }
+
+    /**
+     * The kept state of {@code file} if it is idle and still the file it was read from ({@code open} is
+     * the file as the process maps it), taken out of the idle ones; else null, and a changed file's table freed.
+     */
+    private Kept revive(String file, Path open) throws ErrnoException {
+        if (!idle.contains(file)) {
+            return null;
+        }
+        IdleFiles.Identity now = IdleFiles.Identity.of(open);
+        if (now == null) {
+            return null; // unmapped or gone since its maps were read: kept for the next
+        }
+        boolean same = now.equals(idle.identity(file));
+        Kept k = idle.take(file);
+        if (!same) {
+            free(k.table());
+            return null;
+        }
+        identities.put(file, now);
+        reused++;
+        return k;
+    }
+
+    /** Frees a table's slot (its inner map goes once no program holds it). */
+    private void free(Table t) throws ErrnoException {
         if (t == null || t == NONE) {
             return;
         }
@@ -400,6 +485,8 @@ final class UnwindMaps implements AutoCloseable {
         long t0 = System.nanoTime();
         int exec = execCount(pid);
         String text = maps(pid);
+        lastPid = pid;
+        lastMaps = text;
         if (text == null) {
             forget(pid);
             return false;
@@ -519,6 +606,32 @@ final class UnwindMaps implements AutoCloseable {
         return true;
     }
 
+    private int lastPid;
+    private String lastMaps;
+    private final ProcReader proc = new ProcReader();
+
+    /** The threads of {@code pid} (field 20 of its stat: a zombie leader counts itself), or 0 when it cannot be read. */
+    private int threads(int pid) {
+        String stat = proc.read("/proc/" + pid + "/stat");
+        if (stat == null) {
+            return 0;
+        }
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        try {
+            return f.length > 17 ? Integer.parseInt(f[17]) : Integer.MAX_VALUE;
+        } catch (NumberFormatException e) {
+            return Integer.MAX_VALUE; // unreadable: look at the threads
+        }
+    }
+
+    /**
+     * The text of {@code /proc/PID/maps} the last {@link #refresh} read if it was of {@code pid}, else
+     * null: the worker's Python detection reads the same text instead of reading the file again.
+     */
+    String lastMaps(int pid) {
+        return lastPid == pid ? lastMaps : null;
+    }
+
     private static java.util.Set<String> files(Map<String, Line> lines) {
         java.util.Set<String> files = new java.util.HashSet<>();
         for (Line l : lines.values()) {
@@ -533,11 +646,15 @@ final class UnwindMaps implements AutoCloseable {
      * The process's maps: /proc/PID/maps, or a live thread's when the main thread has ended (its own
      * then reads empty); null when the process is gone or has no memory any more (it is exiting).
      */
-    private static String maps(int pid) {
+    private String maps(int pid) {
         try {
-            String text = Files.readString(Path.of("/proc/" + pid + "/maps"));
-            if (!text.isEmpty()) {
+            String text = proc.read("/proc/" + pid + "/maps");
+            if (text == null) {
+                return null;
+            } else if (!text.isEmpty()) {
                 return text;
+            } else if (threads(pid) <= 1) {
+                return null; // a zombie: no thread left to read the maps of (the common case, read without a listing)
             }
             try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
                 for (Path t : (Iterable<Path>) tasks::iterator) {
@@ -563,8 +680,11 @@ final class UnwindMaps implements AutoCloseable {
         return execs.lookup(key4, val4) ? val4.get(ValueLayout.JAVA_INT, 0) : 0;
     }
 
-    /** Drops the prefixes of processes that have exited. */
+    /** Drops the prefixes of processes that have exited, and the idle files' tables kept too long. */
     void forgetExited() throws ErrnoException {
+        for (Kept k : idle.expire(System.nanoTime())) {
+            free(k.table());
+        }
         for (Iterator<Integer> it = new ArrayList<>(procs.keySet()).iterator(); it.hasNext(); ) {
             int pid = it.next();
             if (!Files.exists(Path.of("/proc/" + pid))) {
@@ -745,13 +865,31 @@ final class UnwindMaps implements AutoCloseable {
         String inode = f[3] + ":" + f[4];
         try {
             ElfHeaders h = headers.get(inode);
+            Kept k = null;
             if (h == null) {
-                h = ElfHeaders.read(open);
+                k = revive(inode, open);
+                if (k != null) {
+                    h = k.headers();
+                } else {
+                    identities.put(inode, IdleFiles.Identity.of(open));
+                    h = ElfHeaders.read(open);
+                    headerReads++;
+                }
                 headers.put(inode, h);
             }
             long bias = h.bias(start, offset);
             if (bias == Long.MIN_VALUE) {
+                if (k != null) { // not mapped after all: idle again
+                    headers.remove(inode);
+                    for (Kept out : idle.put(inode, k, k.table() == NONE ? 0 : pageBytes(k.table().rows()),
+                            identities.remove(inode), System.nanoTime())) {
+                        free(out.table());
+                    }
+                }
                 return null;
+            }
+            if (k != null) {
+                files.put(inode, k.table()); // mapped again: users counts it in refresh
             }
             String name = path.endsWith(" (deleted)") ? path.substring(0, path.length() - 10) : path;
             file[0] = inode;

@@ -29,6 +29,7 @@ class UnwindMapsLiveTest {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/sleep")), "no /usr/bin/sleep");
         Path cache = Files.createTempDirectory("sf-unwind-cache");
         try (UnwindMaps maps = new UnwindMaps(new TablesRowSource(new UnwindTables(cache)))) {
+            maps.keepIdle(0, 0, 0); // freed at once (the next test keeps them)
             Process a = sleeper(), b = sleeper();
             try {
                 assertThat(maps.refresh((int) a.pid())).isTrue();
@@ -92,9 +93,92 @@ class UnwindMapsLiveTest {
         }
     }
 
+    /**
+     * Process churn: the files of a process that ended stay loaded, idle, and the next process that maps
+     * them gets the same tables without a read of their headers or a build; a file rewritten in place
+     * (the same inode) since is read and built again, the others are still reused.
+     */
+    @Test
+    void idleTablesAreReusedAndReadAgainWhenTheFileChanged() throws Exception {
+        String missing = Privileges.missing();
+        assumeTrue(missing == null, missing);
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/sleep")), "no /usr/bin/sleep");
+        Path cache = Files.createTempDirectory("sf-unwind-cache");
+        Path dir = Files.createTempDirectory("sf-idle");
+        Path sleep = dir.resolve("sleep"); // a copy of its own (an inode no other process maps)
+        Files.copy(Path.of("/usr/bin/sleep"), sleep);
+        try (UnwindMaps maps = new UnwindMaps(new TablesRowSource(new UnwindTables(cache)))) {
+            Process a = sleeper(sleep);
+            java.util.Map<Integer, Integer> first;
+            long reads;
+            try {
+                assertThat(maps.refresh((int) a.pid())).isTrue();
+                first = serials(maps);
+                reads = maps.headerReads();
+                assertThat(first).as("sleep, libc, ld.so").hasSizeGreaterThanOrEqualTo(3);
+                assertThat(reads).isGreaterThanOrEqualTo(3);
+            } finally {
+                a.destroyForcibly().waitFor();
+            }
+            int one = maps.tables();
+            maps.exited((int) a.pid());
+            assertThat(maps.processes()).isZero();
+            assertThat(lpmEntries(maps)).as("trie entries left").isZero();
+            assertThat(maps.tables()).as("kept loaded").isEqualTo(one);
+            assertThat(maps.idleFiles()).as("all but the vDSO").isGreaterThanOrEqualTo(first.size() - 1);
+            assertThat(maps.freedTables()).isZero();
+
+            Process b = sleeper(sleep);
+            try {
+                assertThat(maps.refresh((int) b.pid())).isTrue();
+                assertThat(serials(maps)).as("the same tables in the same slots").isEqualTo(first);
+                assertThat(maps.headerReads()).as("no header read again").isEqualTo(reads);
+                assertThat(maps.reused()).isGreaterThanOrEqualTo(first.size() - 1);
+                assertThat(maps.idleFiles()).isLessThan(first.size());
+                assertThat(maps.tables()).isEqualTo(one);
+            } finally {
+                b.destroyForcibly().waitFor();
+            }
+            maps.exited((int) b.pid());
+
+            // Rewritten in place, as cp over an existing file does: the same inode, a new modification time.
+            Object inode = Files.getAttribute(sleep, "unix:ino");
+            java.nio.file.attribute.FileTime mtime = Files.getLastModifiedTime(sleep);
+            Files.write(sleep, Files.readAllBytes(sleep));
+            Files.setLastModifiedTime(sleep, java.nio.file.attribute.FileTime.fromMillis(mtime.toMillis() + 2_000));
+            assertThat(Files.getAttribute(sleep, "unix:ino")).isEqualTo(inode);
+            Process c = sleeper(sleep);
+            try {
+                assertThat(maps.refresh((int) c.pid())).isTrue();
+                assertThat(maps.headerReads()).as("only the rewritten file read again").isEqualTo(reads + 1);
+                assertThat(maps.freedTables()).as("its old table freed").isEqualTo(1);
+                java.util.Map<Integer, Integer> now = serials(maps);
+                int newest = java.util.Collections.max(first.values());
+                assertThat(now.values().stream().filter(v -> v > newest).count()).as("one table built again").isEqualTo(1);
+                assertThat(now.values().stream().filter(first::containsValue).count())
+                        .as("the libraries' tables reused").isEqualTo(first.size() - 1);
+                assertThat(maps.tables()).isEqualTo(one);
+            } finally {
+                c.destroyForcibly().waitFor();
+            }
+            maps.exited((int) c.pid());
+            assertThat(maps.errors()).isEmpty();
+        } finally {
+            for (Path d : new Path[] {cache, dir}) {
+                try (var s = Files.walk(d)) {
+                    s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }
+    }
+
     /** A {@code sleep} that has exec'd (its maps are sleep's, not the JVM's fork): waited for, not timed. */
     private static Process sleeper() throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("/usr/bin/sleep", "300").start();
+        return sleeper(Path.of("/usr/bin/sleep"));
+    }
+
+    private static Process sleeper(Path sleep) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(sleep.toString(), "300").start();
         Path maps = Path.of("/proc/" + p.pid() + "/maps");
         for (int i = 0; i < 10_000 && p.isAlive(); i++) {
             String m = Files.readString(maps);

@@ -217,15 +217,14 @@ public final class BpfMap implements AutoCloseable {
 
     private boolean absentIsFalse(int cmd, MemorySegment key, MemorySegment value, long flags, String what)
             throws ErrnoException {
-        try {
-            Syscalls.bpf(cmd, elemAttr(key, value, flags), what + " BPF map " + name);
+        MemorySegment a = elemAttr(key, value, flags);
+        long r = Syscalls.callOrErrno(Syscalls.SYS_BPF, cmd, a.address(), a.byteSize(), 0, 0);
+        if (r >= 0) {
             return true;
-        } catch (ErrnoException e) {
-            if (e.errno() == ErrnoException.ENOENT) {
-                return false;
-            }
-            throw e;
+        } else if (r == -ErrnoException.ENOENT) {
+            return false; // no exception nor message for the expected answer (the end of every iteration)
         }
+        throw new ErrnoException(what + " BPF map " + name, (int) -r);
     }
 
     /**

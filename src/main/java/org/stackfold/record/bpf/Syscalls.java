@@ -146,6 +146,20 @@ public final class Syscalls {
         }
     }
 
+    /**
+     * A system call that returns {@code -errno} on failure instead of throwing: for callers that expect
+     * one error as an answer (ENOENT at the end of a map), so that no exception and no message is made for it.
+     */
+    public static long callOrErrno(long nr, long a1, long a2, long a3, long a4, long a5) {
+        try {
+            MemorySegment state = STATE.get();
+            long r = (long) SYSCALL.invokeExact(state, nr, a1, a2, a3, a4, a5);
+            return r < 0 ? -(int) ERRNO.get(state, 0L) : r;
+        } catch (Throwable t) {
+            throw new IllegalStateException("syscall " + nr + " failed to link", t);
+        }
+    }
+
     public static long bpf(int cmd, MemorySegment attr, String what) throws ErrnoException {
         return call(what, SYS_BPF, cmd, attr.address(), attr.byteSize(), 0, 0);
     }

@@ -53,7 +53,18 @@ public final class PythonDetector {
     }
 
     public static Detection detect(int pid) throws IOException {
-        List<Mapping> candidates = candidates(pid);
+        return detect(pid, null);
+    }
+
+    /**
+     * As {@link #detect(int)}, from {@code maps}, the text of {@code /proc/PID/maps} just read by the
+     * caller (the unwind worker reads it anyway: one read a new process instead of two), or null to read it.
+     */
+    public static Detection detect(int pid, String maps) throws IOException {
+        if (maps != null && !maps.contains("python")) {
+            return new NotPython(); // no file named like CPython: most processes, decided without a look at a file
+        }
+        List<Mapping> candidates = candidates(pid, maps);
         if (candidates.isEmpty()) {
             return new NotPython();
         }
@@ -189,10 +200,11 @@ public final class PythonDetector {
     }
 
     /** Mappings of files named like CPython, libpython first (an embedding program's executable is not it). */
-    private static List<Mapping> candidates(int pid) throws IOException {
+    private static List<Mapping> candidates(int pid, String maps) throws IOException {
         List<String> lines;
         try {
-            lines = Files.readAllLines(Path.of("/proc/" + pid + "/maps"), StandardCharsets.ISO_8859_1);
+            lines = maps != null ? maps.lines().toList()
+                    : Files.readAllLines(Path.of("/proc/" + pid + "/maps"), StandardCharsets.ISO_8859_1);
         } catch (NoSuchFileException e) {
             throw new IOException("pid " + pid + ": no such process");
         }
