@@ -34,10 +34,12 @@ public final class Drained {
 
     /**
      * The counts of the processes {@code pids} accepts, in the same windows, sharing this one's stacks
-     * (the agent's profile per process or service); no lost samples of its own.
+     * (the agent's profile per process or service) and the names of their Python frames; no lost
+     * samples of its own.
      */
     public Drained select(java.util.function.IntPredicate pids) {
         Drained d = new Drained(stacks, ids);
+        d.python = python; // without it, --split and --label rules folded every Python frame as [python]
         for (Window w : windows) {
             Map<SampleKey, Long> counts = new HashMap<>();
             w.counts().forEach((k, n) -> {
