@@ -171,7 +171,8 @@ class AgentPythonLiveTest {
     /**
      * A python3 process that execs python3 again (same pid; Debian's python3.11 is not
      * position-independent, so the new program's interpreter is where the old one was): the
-     * intervals after the exec name its new Python frames, never {@code <dead code 0x…>}.
+     * intervals after the exec name its new Python frames, never {@code <dead code 0x…>}. With
+     * {@code --no-lines}: each function named with its first line.
      */
     @Test
     void aServiceThatExecsItselfIsNamedAfterTheExec() throws Exception {
@@ -180,7 +181,7 @@ class AgentPythonLiveTest {
         try (Workload svc = start("reexec.py", "svc.py", trigger.toString())) {
             String prefix = "python3-" + svc.pid();
             RunningAgent agent = agent(List.of("--every", "2", "-F", "499", "-p", Integer.toString(svc.pid()),
-                    "--split", "process", "-o", out.resolve("%n-%p-%s.folded").toString()));
+                    "--split", "process", "--no-lines", "-o", out.resolve("%n-%p-%s.folded").toString()));
             try {
                 agent.await(() -> count(merged(intervals(out, prefix)), k -> k.contains("svc.py:before_exec:")) >= 50);
                 int before = intervals(out, prefix).size();
@@ -192,6 +193,15 @@ class AgentPythonLiveTest {
                 agent.kill();
             }
             List<Map<String, Long>> after = afterExec(intervals(out, prefix));
+            String afterExec = "svc.py:after_exec:" + line("reexec.py", "def after_exec");
+            String spin = "svc.py:spin:" + line("reexec.py", "def spin");
+            for (String k : merged(intervals(out, prefix)).keySet()) {
+                for (String f : k.split(";")) {
+                    if (f.startsWith("svc.py:after_exec:") || f.startsWith("svc.py:spin:")) {
+                        assertThat(f).as("--no-lines: the function's first line").isIn(afterExec, spin);
+                    }
+                }
+            }
             long named = 0;
             for (Map<String, Long> interval : after) {
                 assertThat(interval.keySet()).as("an interval after the exec").noneMatch(k -> k.contains("<dead code"));
