@@ -72,7 +72,9 @@ final class RecordAgent {
         Agent agent = new Agent(options, new Agent.Settings(c.every, health, c.queue != null ? c.queue : defaultQueue(),
                 c.queueMaxBytes(), Duration.ofSeconds(c.queueMaxAge), labels, c.splitMode(),
                 org.stackfold.record.agent.LabelRule.rules(c.labels)), destinations, err)
-                .attachAnyJvm(c.jvmAttach);
+                .attachAnyJvm(c.jvmAttach)
+                .python(c.lines, org.stackfold.format.tachyon.TachyonOptions.from(org.stackfold.format.FormatOptions.none()
+                        .set("tachyon.naming", c.tachyonNaming != null ? c.tachyonNaming : "cpython")).naming());
         SignalHandler stop = sig -> agent.stop();
         SignalHandler oldInt = Signal.handle(new Signal("INT"), stop);
         SignalHandler oldTerm = Signal.handle(new Signal("TERM"), stop);

@@ -22,6 +22,7 @@ public final class Drained {
     private final Map<Stack, Integer> ids;
     private long lostToFullCountMap;
     private PythonFrames python;
+    private PythonFrames.Names pythonNames;
 
     public Drained() {
         this(new ArrayList<>(), new HashMap<>());
@@ -34,10 +35,13 @@ public final class Drained {
 
     /**
      * The counts of the processes {@code pids} accepts, in the same windows, sharing this one's stacks
-     * (the agent's profile per process or service); no lost samples of its own.
+     * (the agent's profile per process or service) and the names of their Python frames; no lost
+     * samples of its own.
      */
     public Drained select(java.util.function.IntPredicate pids) {
         Drained d = new Drained(stacks, ids);
+        d.python = python; // without it, --split and --label rules folded every Python frame as [python]
+        d.pythonNames = pythonNames;
         for (Window w : windows) {
             Map<SampleKey, Long> counts = new HashMap<>();
             w.counts().forEach((k, n) -> {
@@ -113,8 +117,15 @@ public final class Drained {
         return stacks.get(id);
     }
 
+    /** The Python frames' detection, and the table of names the stacks drained into this one index. */
     void python(PythonFrames p) {
         python = p;
+        pythonNames = p == null ? null : p.names();
+    }
+
+    /** The names of the Python frames in the stacks (null without the walker). */
+    PythonFrames.Names pythonNames() {
+        return pythonNames;
     }
 
     /** The names of the Python frames in the stacks (null without the walker). */

@@ -30,8 +30,11 @@ import org.stackfold.record.python.PythonProcess;
  * <p>At a drain each Python frame value (pid, code address, instruction) is named from the
  * process's memory with {@link CodeNames} (cached per process and code address and validated on
  * each drain, so a code object freed and reused is read again, never misnamed) and replaced by a
- * value that names an entry of this object ({@link #KIND_NAMED}): stacks drained later keep the
- * names they had when drained, whatever happens to the code objects afterwards.
+ * value that names an entry of the current table of {@link Names} ({@link #KIND_NAMED}): stacks
+ * drained later keep the names they had when drained, whatever happens to the code objects
+ * afterwards. An always-on recording starts a new table each interval ({@link #newNames}): the
+ * interval's table goes with it once folded, so the names of exited processes and of code objects
+ * long gone do not pile up for the life of the agent.
  */
 public final class PythonFrames implements AutoCloseable {
     static final int PROCESSES = 4096;
@@ -46,6 +49,39 @@ public final class PythonFrames implements AutoCloseable {
     private record Key(int pid, long value) {
     }
 
+    /** The names the values of one recording or interval index ({@link #resolve} adds to the current table). */
+    public static final class Names {
+        private final Map<String, Integer> ids = new HashMap<>();
+        private final List<Named> named = new ArrayList<>();
+
+        /** The frame a named value stands for. */
+        synchronized Named named(long v) {
+            int i = (int) (v & 0xffffffffL);
+            return i < named.size() ? named.get(i) : null;
+        }
+
+        synchronized int add(String id, Named n) {
+            return ids.computeIfAbsent(id, s -> {
+                named.add(n);
+                return named.size() - 1;
+            });
+        }
+
+        /** A named value's text in {@code naming}'s style: CPython's {@code file.py:function:line} by default. */
+        String label(long v, TachyonOptions.Naming naming) {
+            Named n = named(v);
+            if (n == null || n.code() == null) {
+                return String.format("<dead code 0x%x>", n == null ? 0 : n.address());
+            }
+            return CodeNames.label(naming, n.code(), line(n));
+        }
+
+        /** How many names the table holds. */
+        synchronized int size() {
+            return named.size();
+        }
+    }
+
     private record Known(PythonProcess process, ProcessMemory memory, CodeNames names) {
     }
 
@@ -57,8 +93,7 @@ public final class PythonFrames implements AutoCloseable {
     private boolean enabled;
     private final Map<Integer, Known> known = new HashMap<>();
     private final Map<Integer, String> refused = new HashMap<>();
-    private final Map<String, Integer> ids = new HashMap<>();
-    private final List<Named> named = new ArrayList<>();
+    private Names names = new Names();
     /** Values named in the current drain (each named once a drain, and its cache entry validated then). */
     private final Map<Key, Long> thisDrain = new HashMap<>();
     private final List<String> notes = new ArrayList<>();
@@ -145,7 +180,7 @@ public final class PythonFrames implements AutoCloseable {
         switch (d) {
             case PythonDetector.Found f -> {
                 PythonProcess p = f.process();
-                if (before != null && before.process().equals(p)) {
+                if (before != null && before.process().equals(p) && sameProcess(before)) {
                     return;
                 }
                 try {
@@ -170,6 +205,22 @@ public final class PythonFrames implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@code k}'s memory file still reads the process it was opened for. A process that exec'd
+     * the same interpreter, or a new process given the same pid, is detected with the same numbers
+     * when the binary is not position-independent (Debian's python3.11: same {@code _PyRuntime}, same
+     * eval loop), but the file opened before reads nothing any more (its memory went with the old
+     * program): every frame was {@code <dead code 0x…>} until the recording ended.
+     */
+    private static boolean sameProcess(Known k) {
+        try {
+            k.memory().u64(k.process().runtime());
+            return true;
+        } catch (ProcessMemory.MemoryFault e) {
+            return false;
+        }
+    }
+
     private void forget(int pid) {
         Known k = known.remove(pid);
         if (k != null) {
@@ -181,18 +232,6 @@ public final class PythonFrames implements AutoCloseable {
             }
             closeMemory(k);
         }
-    }
-
-    /** Its entry in {@code pyprocs} and its memory, for a process that ended (the caller removes it from {@code known}). */
-    private void forgetGone(int pid) {
-        Known k = known.get(pid);
-        try {
-            key.set(ValueLayout.JAVA_INT, 0, pid);
-            procs.delete(key);
-        } catch (ErrnoException ignored) {
-            // already gone
-        }
-        closeMemory(k);
     }
 
     private static void closeMemory(Known k) {
@@ -212,16 +251,15 @@ public final class PythonFrames implements AutoCloseable {
      */
     synchronized void beginDrain() {
         thisDrain.clear();
-        // Processes that ended are forgotten (their /proc/PID/mem descriptor closed): on a host running
-        // python3 a few times a second they were kept for the whole recording, one descriptor each, and
-        // walked at every drain. Their code objects cannot be read any more either way.
-        known.keySet().removeIf(pid -> {
-            if (java.nio.file.Files.exists(java.nio.file.Path.of("/proc/" + pid))) {
-                return false;
+        // Processes that have exited: their memory files (one descriptor each) and name caches were kept for
+        // the life of the recording, which for the agent is the life of the machine's Python processes.
+        List<Integer> gone = new ArrayList<>();
+        for (int pid : known.keySet()) {
+            if (!java.nio.file.Files.exists(java.nio.file.Path.of("/proc/" + pid))) {
+                gone.add(pid);
             }
-            forgetGone(pid);
-            return true;
-        });
+        }
+        gone.forEach(this::forget);
         refused.keySet().removeIf(pid -> !java.nio.file.Files.exists(java.nio.file.Path.of("/proc/" + pid)));
         for (Known k : known.values()) {
             try {
@@ -270,30 +308,27 @@ public final class PythonFrames implements AutoCloseable {
         CodeNames.Code code = k == null ? null : k.names().code(address);
         String id = pid + ":" + address + ":" + instruction + ":" + (code == null ? "" : code.filename() + "\0"
                 + code.function() + "\0" + code.firstLine());
-        int n = ids.computeIfAbsent(id, s -> {
-            named.add(new Named(code, address, instruction));
-            return named.size() - 1;
-        });
+        int n = names.add(id, new Named(code, address, instruction));
         return PythonProgram.TAG | (long) KIND_NAMED << 56 | n;
     }
 
-    /** The frame a named value stands for. */
-    synchronized Named named(long v) {
-        int i = (int) (v & 0xffffffffL);
-        return i < named.size() ? named.get(i) : null;
+    /** The table the values {@link #resolve} makes now index. */
+    synchronized Names names() {
+        return names;
     }
 
-    /** A named value's text in {@code naming}'s style: CPython's {@code file.py:function:line} by default. */
-    String label(long v, TachyonOptions.Naming naming) {
-        Named n = named(v);
-        if (n == null || n.code() == null) {
-            return String.format("<dead code 0x%x>", n == null ? 0 : n.address());
-        }
-        return CodeNames.label(naming, n.code(), line(n));
+    /**
+     * Starts a new table of names for the stacks drained from now on (the agent's next interval, on
+     * the drain thread between two drains); the previous one stays with the stacks that index it.
+     */
+    synchronized Names newNames() {
+        names = new Names();
+        thisDrain.clear();
+        return names;
     }
 
     /** A named frame's line: the instruction's, or the function's first with function-level aggregation. */
-    int line(Named n) {
+    static int line(Named n) {
         return n.instruction() == -2 ? n.code().firstLine() : n.code().line(n.instruction());
     }
 

@@ -170,6 +170,9 @@ public final class Recorder {
                             exited(seen), false));
                     lostBefore = lost;
                     drained = new Drained();
+                    if (sampler.python() != null) {
+                        sampler.python().newNames(); // the interval's names go with it once folded
+                    }
                     drained.python(sampler.python()); // Python frames are named in every interval
                     intervalStart = now;
                 }

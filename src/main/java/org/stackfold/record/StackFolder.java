@@ -331,7 +331,7 @@ public final class StackFolder {
     }
 
     private int pythonFrame(long value) {
-        PythonFrames python = drained.python();
+        PythonFrames.Names python = drained.pythonNames();
         if (python == null || PythonProgram.kind(value) != PythonFrames.KIND_NAMED) {
             return profile.frames().frame("[python]", FrameKind.PYTHON);
         }
@@ -340,7 +340,7 @@ public final class StackFolder {
             if (n != null && n.code() != null) {
                 int none = org.stackfold.model.FrameTable.NONE;
                 return profile.frames().frame(n.code().function(), FrameKind.PYTHON, n.code().filename(),
-                        python.line(n), none, none, none, none);
+                        PythonFrames.line(n), none, none, none, none);
             }
         }
         return profile.frames().frame(python.label(value, pythonNaming), FrameKind.PYTHON);

@@ -51,7 +51,8 @@ class PackageDependenciesTest {
         ALLOWED.put("record.*", List.of("model", "io", "symbolize", "unwind", "format.tachyon", "record", "record.*"));
         // The always-on agent: the recording cut into intervals; its queue keeps profiles as folded stacks.
         // Destinations (files, the fleet table, a server) are the CLI's: no fleet here.
-        ALLOWED.put("record.agent", List.of("model", "io", "symbolize", "record", "record.*", "format", "format.folded"));
+        ALLOWED.put("record.agent", List.of("model", "io", "symbolize", "record", "record.*", "format", "format.folded",
+                "format.tachyon"));
         ALLOWED.put("fleet.*", List.of("model", "io", "format", "format.*", "fleet.*"));
         ALLOWED.put("cli", List.of("*"));
     }

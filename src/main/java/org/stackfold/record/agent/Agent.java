@@ -63,6 +63,8 @@ public final class Agent {
     private final PrintWriter err;
     private final Recorder recorder;
     private boolean attachAnyJvm;
+    private org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming =
+            org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON;
     /**
      * Intervals folded (each one profile, or one per process or service) and waiting for the output
      * thread; bounded: outputs stuck past 4 intervals drop the oldest.
@@ -85,6 +87,16 @@ public final class Agent {
 
     public Agent attachAnyJvm(boolean yes) {
         attachAnyJvm = yes;
+        return this;
+    }
+
+    /**
+     * Python frames line-level ({@code --lines}, the default) or by function ({@code --no-lines}), and
+     * their text ({@code --tachyon-naming}): the agent ignored both before, always line-level CPython style.
+     */
+    public Agent python(boolean lines, org.stackfold.format.tachyon.TachyonOptions.Naming naming) {
+        recorder.pythonLines(lines);
+        pythonNaming = naming;
         return this;
     }
 
@@ -229,7 +241,8 @@ public final class Agent {
 
     private StackFolder.Folded folder(org.stackfold.record.Drained d, Symbolizer symbolizer, ProcessSnapshots processes,
                                       Recorder.Interval interval) {
-        return new StackFolder(options, symbolizer, processes, d, interval.maxDepth()).cache(symbols).fold();
+        return new StackFolder(options, symbolizer, processes, d, interval.maxDepth()).cache(symbols)
+                .pythonNaming(pythonNaming).fold();
     }
 
     private IntervalProfile profile(StackFolder.Folded f, Instant start, Duration duration, Map<String, String> labels) {

@@ -11,10 +11,14 @@ import org.stackfold.format.tachyon.TachyonOptions;
  * Names Python frames of one process: code object → {@code co_qualname} (or {@code co_name}),
  * {@code co_filename}, {@code co_firstlineno} and the line of an instruction from
  * {@code co_linetable}, read from the process's memory. Each code object is read once and cached
- * by its address; a cached entry is validated on each use by one read of its
- * {@code co_argcount}…{@code co_firstlineno} bytes and {@code ob_type}, so a code object that died
- * and whose memory was reused is read again (or reported dead) rather than misnamed. Strings are
- * read compactly: ASCII, latin-1, UCS-2 and UCS-4 kinds, at most {@link #MAX_CHARS} characters.
+ * by its address; a cached entry is validated on each use by two reads: the code object's head
+ * ({@code ob_type}, {@code co_argcount}, {@code co_firstlineno} and the addresses of its file name,
+ * name, qualified name and line table) and the text of its qualified name, so a code object that
+ * died and whose memory was reused is read again (or reported dead) rather than misnamed. The text
+ * is read again because a function redefined from the same source (a generated or {@code exec}'d
+ * function: same lines, same arguments, a new name) is allocated where the old one was, and so is
+ * its name's string: CPython's allocator hands the freed blocks straight back. Strings are read
+ * compactly: ASCII, latin-1, UCS-2 and UCS-4 kinds, at most {@link #MAX_CHARS} characters.
  */
 public final class CodeNames {
     /** Longest string read from a process (names and file names longer are cut). */
@@ -24,7 +28,7 @@ public final class CodeNames {
 
     /** A code object's names and line table. */
     public record Code(long address, String qualname, String name, String filename, int firstLine, int argcount,
-                       byte[] linetable) {
+                       byte[] linetable, Check check) {
         /** The function as CPython's sampler names it: the qualified name where there is one. */
         public String function() {
             return qualname != null && !qualname.isEmpty() ? qualname : name;
@@ -33,6 +37,17 @@ public final class CodeNames {
         public int line(int instruction) {
             return LineTable.line(linetable, firstLine, instruction);
         }
+    }
+
+    /**
+     * What a cached code object is validated by: its head's bytes from {@code ob_type} to the last of
+     * the fields named above (the fields in between that change as the code runs are masked out by
+     * comparing only the named ones), and its qualified name's bytes from its {@code length} field to
+     * the end of its text as read then ({@code nameBytes} at {@code nameAt}, null if it was not a
+     * compact string); of those, the length and the text ({@code nameBytes} from {@code textFrom}) are
+     * compared, not the hash and state between them.
+     */
+    public record Check(byte[] head, long nameAt, byte[] nameBytes, int textFrom) {
     }
 
     private final ProcessMemory mem;
@@ -62,12 +77,8 @@ public final class CodeNames {
     public Code code(long address) {
         try {
             Code c = cache.get(address);
-            int lo = Math.min(o.codeArgcount(), o.codeFirstlineno());
-            int hi = Math.max(o.codeArgcount(), o.codeFirstlineno()) + 4;
             if (c != null) {
-                ByteBuffer h = ByteBuffer.wrap(mem.read(address + lo, hi - lo)).order(ByteOrder.LITTLE_ENDIAN);
-                if (h.getInt(o.codeArgcount() - lo) == c.argcount && h.getInt(o.codeFirstlineno() - lo) == c.firstLine
-                        && mem.u64(address + PythonOffsets.OB_TYPE) == codeType) {
+                if (same(address, c.check())) {
                     return c;
                 }
                 stale++;
@@ -101,8 +112,66 @@ public final class CodeNames {
         String name = unicode(c.getLong(o.codeName()));
         String filename = unicode(c.getLong(o.codeFilename()));
         byte[] linetable = bytes(c.getLong(o.codeLinetable()));
+        byte[] head = java.util.Arrays.copyOfRange(c.array(), PythonOffsets.OB_TYPE, headEnd());
+        long nameAt = c.getLong(o.codeQualname());
         return new Code(address, qualname, name, filename, c.getInt(o.codeFirstlineno()), c.getInt(o.codeArgcount()),
-                linetable);
+                linetable, check(head, nameAt));
+    }
+
+    /** Where the fields a cached code object is validated by end. */
+    private int headEnd() {
+        return Math.max(Math.max(Math.max(o.codeArgcount(), o.codeFirstlineno()) + 4, o.codeLinetable() + 8),
+                Math.max(Math.max(o.codeFilename(), o.codeName()), o.codeQualname()) + 8);
+    }
+
+    /** Whether the code object at {@code address} is still the one {@code check} was taken of (two reads). */
+    private boolean same(long address, Check check) throws ProcessMemory.MemoryFault {
+        ByteBuffer now = ByteBuffer.wrap(mem.read(address + PythonOffsets.OB_TYPE, check.head().length))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer then = ByteBuffer.wrap(check.head()).order(ByteOrder.LITTLE_ENDIAN);
+        int base = PythonOffsets.OB_TYPE;
+        if (now.getLong(0) != codeType || now.getLong(0) != then.getLong(0)) {
+            return false;
+        }
+        for (int field : new int[] {o.codeArgcount(), o.codeFirstlineno()}) {
+            if (now.getInt(field - base) != then.getInt(field - base)) {
+                return false;
+            }
+        }
+        for (int field : new int[] {o.codeFilename(), o.codeName(), o.codeQualname(), o.codeLinetable()}) {
+            if (now.getLong(field - base) != then.getLong(field - base)) {
+                return false;
+            }
+        }
+        if (check.nameBytes() == null) {
+            return true;
+        }
+        // The name's string may have died with the code and its block been reused by the new name's string.
+        byte[] name = mem.read(check.nameAt() + o.unicodeLength(), check.nameBytes().length);
+        byte[] old = check.nameBytes();
+        return java.util.Arrays.equals(name, 0, 8, old, 0, 8)
+                && java.util.Arrays.equals(name, check.textFrom(), name.length, old, check.textFrom(), old.length);
+    }
+
+    /**
+     * The check of a code object: its head, and its qualified name's bytes from the string's
+     * {@code length} field to the end of its text where it is a compact string of at most
+     * {@link #MAX_CHARS} characters (else no text check).
+     */
+    private Check check(byte[] head, long obj) throws ProcessMemory.MemoryFault {
+        if (obj == 0) {
+            return new Check(head, 0, null, 0);
+        }
+        long length = mem.u64(obj + o.unicodeLength());
+        int state = mem.u32(obj + o.unicodeState());
+        int kind = (state >>> 2) & 7;
+        boolean compact = (state & (1 << 5)) != 0;
+        boolean ascii = (state & (1 << 6)) != 0;
+        if (!compact || length < 0 || length > MAX_CHARS || kind != 1 && kind != 2 && kind != 4) {
+            return new Check(head, obj, null, 0);
+        }
+        int textFrom = (ascii ? o.asciiObjectSize() : o.compactObjectSize()) - o.unicodeLength();
+        return new Check(head, obj, mem.read(obj + o.unicodeLength(), textFrom + (int) length * kind), textFrom);
     }
 
     /** A {@code str} object's text, or {@code "?"} if it cannot be read. */
