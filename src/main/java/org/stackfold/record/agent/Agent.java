@@ -55,7 +55,6 @@ public final class Agent {
     }
 
     /** The output thread's signal to finish (compared by identity). */
-    private static final List<IntervalProfile> END = new ArrayList<>();
 
     private final RecordOptions options;
     private final Settings settings;
@@ -66,11 +65,15 @@ public final class Agent {
     private org.stackfold.format.tachyon.TachyonOptions.Naming pythonNaming =
             org.stackfold.format.tachyon.TachyonOptions.Naming.CPYTHON;
     /**
-     * Intervals folded (each one profile, or one per process or service) and waiting for the output
-     * thread; bounded: outputs stuck past 4 intervals drop the oldest.
+     * Per destination, the intervals folded (each one profile, or one per process or service) and
+     * waiting for its output thread; bounded: a destination stuck past 4 intervals drops its oldest.
+     * A thread each, so that a slow one (the first store loading DuckDB on a loaded machine, a disk
+     * or a server that hangs) never holds up the others: the files were dropped with the table's intervals.
      */
-    private final BlockingQueue<List<IntervalProfile>> folded = new ArrayBlockingQueue<>(4);
-    private volatile boolean retryNow;
+    private final List<BlockingQueue<List<IntervalProfile>>> inboxes = new ArrayList<>();
+    private volatile boolean finished;
+    /** SIGHUPs so far: each output thread ends its back-off once per new one. */
+    private final java.util.concurrent.atomic.AtomicLong hangups = new java.util.concurrent.atomic.AtomicLong();
     private volatile long intervals, samples, lost, droppedBehind;
     private final Instant started = Instant.now();
     /** Symbolized addresses shared by the intervals (64 Ki addresses, a few MB), used on the snapshot worker only. */
@@ -107,7 +110,7 @@ public final class Agent {
 
     /** SIGHUP: queued intervals are tried again now, whatever their back-off, and files re-opened by name. */
     public void reopen() {
-        retryNow = true;
+        hangups.incrementAndGet();
     }
 
     public Summary run(boolean measureProgram) throws IOException, InterruptedException {
@@ -116,7 +119,13 @@ public final class Agent {
         for (int i = 0; i < destinations.size(); i++) {
             deliveries.add(new Delivery(destinations.get(i), i, queue, err));
         }
-        Thread output = Thread.ofPlatform().name("stackfold-output").daemon().start(() -> send(deliveries, queue));
+        List<Thread> outputs = new ArrayList<>();
+        for (Delivery d : deliveries) {
+            BlockingQueue<List<IntervalProfile>> inbox = new ArrayBlockingQueue<>(4);
+            inboxes.add(inbox);
+            outputs.add(Thread.ofPlatform().name("stackfold-output-" + (outputs.size() + 1)).daemon()
+                    .start(() -> send(d, inbox)));
+        }
         List<Destination.Upkeep> upkeeps = new ArrayList<>();
         List<String> names = new ArrayList<>();
         for (Destination d : destinations) {
@@ -143,12 +152,14 @@ public final class Agent {
                 processes.removeCreatedFiles();
             }
         } finally {
-            folded.put(END);
+            finished = true;
             synchronized (upkeepLock) {
                 upkeepStopping = true;
                 upkeepLock.notifyAll();
             }
-            output.join();
+            for (Thread t : outputs) {
+                t.join();
+            }
             if (upkeep != null) {
                 upkeep.join(); // a compaction under way ends at its next safe point (a partition's rewrite)
             }
@@ -203,10 +214,11 @@ public final class Agent {
             }
             groupLabels.clear();
         }
-        if (!folded.offer(out)) {
-            List<IntervalProfile> dropped = folded.poll(); // the outputs are stuck: drop the oldest interval waiting
-            droppedBehind += dropped == null ? 0 : dropped.size();
-            folded.offer(out);
+        for (BlockingQueue<List<IntervalProfile>> inbox : inboxes) {
+            while (!inbox.offer(out)) {
+                List<IntervalProfile> dropped = inbox.poll(); // this destination is stuck: its oldest interval goes
+                droppedBehind += dropped == null ? 0 : dropped.size();
+            }
         }
         symbols.forget(interval.exited());
         // The pages of the files whose symbols were read leave resident memory (100-200 MB of this busy
@@ -282,31 +294,31 @@ public final class Agent {
         return b.toString().replace("..", "__");
     }
 
-    /** The output thread: each interval to every destination, in order; queued ones retried between. */
-    private void send(List<Delivery> deliveries, PendingQueue queue) {
+    /**
+     * One destination's output thread: each interval in order, queued ones retried between; once the
+     * recording has ended and its inbox is empty, the last try of what is queued or batched.
+     */
+    private void send(Delivery d, BlockingQueue<List<IntervalProfile>> inbox) {
+        long hangupsSeen = 0;
         try {
             while (true) {
-                List<IntervalProfile> ps = folded.poll(1, TimeUnit.SECONDS);
-                if (ps == END) {
-                    for (Delivery d : deliveries) {
-                        d.backoffOver(); // the last intervals, batched or waiting: one more try each
-                        d.retry(Instant.now(), true);
-                    }
+                List<IntervalProfile> ps = inbox.poll(1, TimeUnit.SECONDS);
+                if (ps == null && finished && inbox.isEmpty()) {
+                    d.backoffOver(); // the last intervals, batched or waiting: one more try each
+                    d.retry(Instant.now(), true);
                     return;
                 }
-                boolean now = retryNow;
-                retryNow = false;
-                for (Delivery d : deliveries) {
-                    if (now) {
-                        d.backoffOver();
-                    }
-                    for (IntervalProfile p : ps == null ? List.<IntervalProfile>of() : ps) {
-                        if (p.samples() > 0) {
-                            d.deliver(p, Instant.now());
-                        }
-                    }
-                    d.retry(Instant.now(), false);
+                long h = hangups.get();
+                if (h != hangupsSeen) {
+                    hangupsSeen = h;
+                    d.backoffOver();
                 }
+                for (IntervalProfile p : ps == null ? List.<IntervalProfile>of() : ps) {
+                    if (p.samples() > 0) {
+                        d.deliver(p, Instant.now());
+                    }
+                }
+                d.retry(Instant.now(), false);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -71,11 +71,11 @@ public final class PendingQueue {
     }
 
     /** Profiles waiting. */
-    public int size() {
+    public synchronized int size() {
         return size;
     }
 
-    public long bytes() {
+    public synchronized long bytes() {
         return bytes;
     }
 
@@ -85,22 +85,22 @@ public final class PendingQueue {
     }
 
     /** Profiles dropped so far: past the size or age limit, or not writable. */
-    public long dropped() {
+    public synchronized long dropped() {
         return dropped;
     }
 
     /** Counts a profile that could not even be queued (the disk is full). */
-    void droppedOne() {
+    synchronized void droppedOne() {
         dropped++;
     }
 
     /** Whether profiles of destination {@code d} are waiting. */
-    boolean has(int d) {
+    synchronized boolean has(int d) {
         return oldest(d) != null;
     }
 
     /** Queues an interval for destination {@code d}; drops the oldest past the limits. */
-    void add(int d, IntervalProfile p) throws IOException {
+    synchronized void add(int d, IntervalProfile p) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         StringBuilder labels = new StringBuilder();
         p.labels().forEach((k, v) -> labels.append(labels.isEmpty() ? "" : ",").append(k).append('=').append(v));
@@ -123,7 +123,7 @@ public final class PendingQueue {
     }
 
     /** Drops the oldest profiles past the age limit, then past the size limit. */
-    void trim(Instant now) {
+    synchronized void trim(Instant now) {
         while (!items.isEmpty()) {
             Item oldest = items.getFirst();
             boolean tooOld = Duration.between(oldest.start, now).compareTo(maxAge) > 0;
@@ -136,7 +136,7 @@ public final class PendingQueue {
     }
 
     /** The oldest profile waiting for destination {@code d}, or null. */
-    Item oldest(int d) {
+    synchronized Item oldest(int d) {
         for (Item i : items) {
             if (i.destination == d) {
                 return i;
@@ -146,7 +146,7 @@ public final class PendingQueue {
     }
 
     /** The oldest {@code max} profiles waiting for destination {@code d}, oldest first. */
-    List<Item> oldest(int d, int max) {
+    synchronized List<Item> oldest(int d, int max) {
         List<Item> out = new ArrayList<>();
         for (Item i : items) {
             if (i.destination == d && out.size() < max) {
@@ -166,7 +166,7 @@ public final class PendingQueue {
     }
 
     /** Removes a sent (or dropped) profile. */
-    void remove(Item item) {
+    synchronized void remove(Item item) {
         items.remove(item);
         try {
             Files.deleteIfExists(item.file);
