@@ -130,16 +130,14 @@ public final class BpfMap implements AutoCloseable {
             attr.set(ValueLayout.JAVA_LONG, 24, values.address());
             attr.set(ValueLayout.JAVA_INT, 32, capacity);
             attr.set(ValueLayout.JAVA_INT, 36, fd);
-            boolean end = false;
-            try {
-                Syscalls.bpf(delete ? Bpf.MAP_LOOKUP_AND_DELETE_BATCH : Bpf.MAP_LOOKUP_BATCH, attr,
-                        (delete ? "draining" : "reading") + " BPF map " + name + " in batches");
-            } catch (ErrnoException e) {
-                if (e.errno() != ErrnoException.ENOENT) {
-                    throw e;
-                }
-                end = true; // the end of the map: count says how many came with it
+            // The end of the map is ENOENT, every drain: an answer, not an exception (an exception a call
+            // was a tenth of the agent's drain thread on an idle machine).
+            long r = Syscalls.callOrErrno(Syscalls.SYS_BPF, delete ? Bpf.MAP_LOOKUP_AND_DELETE_BATCH : Bpf.MAP_LOOKUP_BATCH,
+                    attr.address(), attr.byteSize(), 0, 0);
+            if (r < 0 && r != -ErrnoException.ENOENT) {
+                throw new ErrnoException((delete ? "draining" : "reading") + " BPF map " + name + " in batches", (int) -r);
             }
+            boolean end = r < 0; // the end of the map: count says how many came with it
             int n = attr.get(ValueLayout.JAVA_INT, 32);
             if (n > 0) {
                 total += n;
