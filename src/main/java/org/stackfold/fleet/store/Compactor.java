@@ -250,18 +250,18 @@ public final class Compactor {
                 }
             }
         } catch (SQLException e) {
-            deleteTree(staging);
+            FleetStore.deleteTree(staging);
             throw new IOException(dir + ": compacting the table failed: " + e.getMessage().lines().findFirst().orElse(""), e);
         } catch (IOException e) {
-            deleteTree(staging);
+            FleetStore.deleteTree(staging);
             throw e;
         } finally {
             org.stackfold.io.TempFiles.delete(link);
         }
-        deleteTree(staging.resolve("spill"));
+        FleetStore.deleteTree(staging.resolve("spill"));
         step(hook, Step.STAGED);
         if (written.isEmpty()) {
-            deleteTree(staging);
+            FleetStore.deleteTree(staging);
             return new Result(0, 0, 0, 0, 0, false);
         }
         // The journal: from here, a crash is undone (prepared) or finished (committed) by the next run.
@@ -299,7 +299,7 @@ public final class Compactor {
             step(hook, Step.INPUT_DELETED);
         }
         move(journal, jd.resolve(run + "." + TableFiles.Journal.DONE));
-        deleteTree(jd.resolve(run + ".staging"));
+        FleetStore.deleteTree(jd.resolve(run + ".staging"));
         step(hook, Step.DONE);
     }
 
@@ -352,7 +352,7 @@ public final class Compactor {
                     for (String f : TableFiles.Journal.read(journal).outputs()) {
                         Files.deleteIfExists(dir.resolve(f));
                     }
-                    deleteTree(jd.resolve(run + ".staging"));
+                    FleetStore.deleteTree(jd.resolve(run + ".staging"));
                     Files.delete(journal);
                 }
                 case TableFiles.Journal.COMMITTED -> finish(dir, jd, run, journal, null);
@@ -369,7 +369,7 @@ public final class Compactor {
             for (Path p : list) {
                 String name = p.getFileName().toString();
                 if (name.endsWith(".tmp") || name.endsWith(".staging")) {
-                    deleteTree(p);
+                    FleetStore.deleteTree(p);
                 }
             }
         }
@@ -391,19 +391,6 @@ public final class Compactor {
             ch.force(true);
         } catch (IOException e) {
             // some file systems refuse to sync a directory: the order of the steps still holds for readers
-        }
-    }
-
-    private static void deleteTree(Path root) {
-        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (var walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException | java.io.UncheckedIOException e) {
-            // the next run's recovery tries again
         }
     }
 }

@@ -130,7 +130,8 @@ public final class FleetStore {
         }
     }
 
-    private static void deleteTree(Path root) {
+    /** Deletes a directory tree, best effort (a store's or a compaction's staging directory). */
+    static void deleteTree(Path root) {
         if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
@@ -139,7 +140,7 @@ public final class FleetStore {
                 Files.deleteIfExists(p);
             }
         } catch (IOException | UncheckedIOException e) {
-            // best effort: readers skip hidden directories
+            // best effort: readers skip hidden directories, and a compaction's recovery tries again
         }
     }
 }
