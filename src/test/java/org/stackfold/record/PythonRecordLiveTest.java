@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.stackfold.cli.CliRun.run;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,19 +45,6 @@ class PythonRecordLiveTest {
 
     static Stream<Interpreters.Interpreter> interpreters() {
         return Interpreters.all();
-    }
-
-    /** Line numbers of the lines of a resource script that contain {@code text}. */
-    static int line(String script, String text) throws IOException {
-        try (InputStream in = Interpreters.class.getResourceAsStream(script)) {
-            String[] lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n", -1);
-            for (int i = 0; i < lines.length; i++) {
-                if (lines[i].contains(text)) {
-                    return i + 1;
-                }
-            }
-        }
-        throw new AssertionError(text + " not in " + script);
     }
 
     /** Records {@code pid} in rounds until {@code enough} says the stacks suffice; all rounds' stacks. */
@@ -106,8 +92,9 @@ class PythonRecordLiveTest {
     void sixThreeOne(Interpreters.Interpreter py) throws Exception {
         assumeTrue(py.missing() == null, py.missing());
         String script = "sixthreeone.py";
-        Map<String, Integer> callLine = Map.of("heavy", line(script, "        heavy()"), "medium",
-                line(script, "        medium()"), "light", line(script, "        light()"));
+        Map<String, Integer> callLine = Map.of("heavy", Interpreters.scriptLine(script, "        heavy()"),
+                "medium", Interpreters.scriptLine(script, "        medium()"),
+                "light", Interpreters.scriptLine(script, "        light()"));
         Map<String, Long> stacks;
         try (Interpreters.Running p = py.start(script)) {
             stacks = record(p.pid(), s -> count(s, k -> k.contains(":spin:")) >= 1000);

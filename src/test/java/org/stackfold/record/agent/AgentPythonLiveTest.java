@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -193,8 +192,8 @@ class AgentPythonLiveTest {
                 agent.kill();
             }
             List<Map<String, Long>> after = afterExec(intervals(out, prefix));
-            String afterExec = "svc.py:after_exec:" + line("reexec.py", "def after_exec");
-            String spin = "svc.py:spin:" + line("reexec.py", "def spin");
+            String afterExec = "svc.py:after_exec:" + Interpreters.scriptLine("reexec.py", "def after_exec");
+            String spin = "svc.py:spin:" + Interpreters.scriptLine("reexec.py", "def spin");
             for (String k : merged(intervals(out, prefix)).keySet()) {
                 for (String f : k.split(";")) {
                     if (f.startsWith("svc.py:after_exec:") || f.startsWith("svc.py:spin:")) {
@@ -302,7 +301,7 @@ class AgentPythonLiveTest {
     private static void checkGenerations(Map<String, Map<String, Long>> intervals, Workload jobs) throws IOException {
         int[] branchLine = new int[4];
         for (int b = 0; b < 4; b++) {
-            branchLine[b] = line("regen.py", "# branch " + b);
+            branchLine[b] = Interpreters.scriptLine("regen.py", "# branch " + b);
         }
         Pattern call = Pattern.compile("jobs\\.py:generation:(\\d+)");
         long named = 0, exact = 0, previous = 0;
@@ -448,19 +447,6 @@ class AgentPythonLiveTest {
         return Long.parseLong(s.replace(",", ""));
     }
 
-    /** Line number of the first line of a resource script of the Python tests that contains {@code text}. */
-    static int line(String script, String text) throws IOException {
-        try (InputStream in = Interpreters.class.getResourceAsStream(script)) {
-            String[] lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n", -1);
-            for (int i = 0; i < lines.length; i++) {
-                if (lines[i].contains(text)) {
-                    return i + 1;
-                }
-            }
-        }
-        throw new AssertionError(text + " not in " + script);
-    }
-
     // ---- the processes ----
 
     /** A python3 service: a resource script copied to {@code dir/srv/NAME} and started; stdout to a file. */
@@ -546,11 +532,8 @@ class AgentPythonLiveTest {
     }
 
     private RunningAgent agent(List<String> options) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
         Path err = dir.resolve("agent.err");
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "org.stackfold.cli.Main", "record",
-                "--queue", dir.resolve("queue").toString()));
+        List<String> cmd = AgentJvm.command("record", "--queue", dir.resolve("queue").toString());
         cmd.addAll(options);
         return new RunningAgent(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(err.toFile()).start(), err);
     }

@@ -97,6 +97,19 @@ public final class Interpreters {
     private Interpreters() {
     }
 
+    /** The number of the first line of a resource script of the Python tests that contains {@code text}. */
+    public static int scriptLine(String script, String text) throws IOException {
+        try (InputStream in = Interpreters.class.getResourceAsStream(script)) {
+            String[] lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n", -1);
+            for (int i = 0; i < lines.length; i++) {
+                if (lines[i].contains(text)) {
+                    return i + 1;
+                }
+            }
+        }
+        throw new AssertionError(text + " not in " + script);
+    }
+
     public static Stream<Interpreter> all() {
         Path pyenv = Path.of("/root/.pyenv/versions");
         return Stream.of(
