@@ -48,14 +48,19 @@ class SymbolTableBudgetTest {
         return out;
     }
 
+    /** {@link #names} without a budget: what every budget must give too. */
+    private static List<String> unboundedNames(List<Path> files, int rounds) throws IOException {
+        try (Symbolizer s = new Symbolizer(DEMANGLED)) {
+            List<String> names = names(s, files, rounds);
+            assertThat(s.symbolTableStats()[1]).as("nothing dropped without a budget").isZero();
+            return names;
+        }
+    }
+
     @Test
     void aTinyBudgetDropsTablesButNamesStayTheSame() throws IOException {
         List<Path> files = files();
-        List<String> unbounded;
-        try (Symbolizer s = new Symbolizer(DEMANGLED)) {
-            unbounded = names(s, files, 3);
-            assertThat(s.symbolTableStats()[1]).as("nothing dropped without a budget").isZero();
-        }
+        List<String> unbounded = unboundedNames(files, 3);
         try (Symbolizer s = new Symbolizer(DEMANGLED).symbolTableBudget(1)) {
             assertThat(names(s, files, 3)).isEqualTo(unbounded);
             long[] stats = s.symbolTableStats();
@@ -88,10 +93,7 @@ class SymbolTableBudgetTest {
     @Test
     void threadsNamingFilesWhileTablesAreDroppedGetTheSameNames() throws Exception {
         List<Path> files = files();
-        List<String> unbounded;
-        try (Symbolizer s = new Symbolizer(DEMANGLED)) {
-            unbounded = names(s, files, 2);
-        }
+        List<String> unbounded = unboundedNames(files, 2);
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try (Symbolizer s = new Symbolizer(DEMANGLED).symbolTableBudget(1)) {
             List<Future<List<String>>> runs = new ArrayList<>();

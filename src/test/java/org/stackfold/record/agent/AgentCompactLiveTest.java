@@ -47,12 +47,10 @@ class AgentCompactLiveTest {
         Map<String, Long> foreign = sizes(table, "_elsewhere_");
         assertThat(foreign).hasSize(2);
         Path err = dir.resolve("agent.err");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process agent = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), "org.stackfold.cli.Main",
-                "record", "--every", "2", "-F", "99", "--split", "service", "--health-every", "1",
+        Process agent = new ProcessBuilder(AgentJvm.command("record",
+                "--every", "2", "-F", "99", "--split", "service", "--health-every", "1",
                 "-o", out.resolve("cpu-%s-%n.folded").toString(), "--store", table.toString(), "--store-every", "2",
-                "--compact-every", "6", "--queue", dir.resolve("queue").toString())
+                "--compact-every", "6", "--queue", dir.resolve("queue").toString()))
                 .redirectErrorStream(true).redirectOutput(err.toFile()).start();
         try {
             // A compaction reported, its output in the table, and the intervals after it stored too.

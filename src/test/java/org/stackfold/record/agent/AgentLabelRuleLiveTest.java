@@ -42,14 +42,12 @@ class AgentLabelRuleLiveTest {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         Process agent = null;
         try {
-            String java = ProcessHandle.current().info().command().orElse("java");
             Path err = dir.resolve("agent.err");
-            agent = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
-                    "-cp", System.getProperty("java.class.path"), "org.stackfold.cli.Main",
-                    "record", "--every", "2", "-F", "99", "-o", out.resolve("%n-%s.folded").toString(),
+            agent = new ProcessBuilder(AgentJvm.command("record",
+                    "--every", "2", "-F", "99", "-o", out.resolve("%n-%s.folded").toString(),
                     "--queue", dir.resolve("queue").toString(),
                     "--label", "service=busy-$1:cmdline~/(sfworkload) 1000000$",
-                    "--label", "team=test:comm=sfworkload")
+                    "--label", "team=test:comm=sfworkload"))
                     .redirectErrorStream(true).redirectOutput(err.toFile()).start();
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
             while (!ruleFileWritten(out) && agent.isAlive() && System.nanoTime() < deadline) {

@@ -61,14 +61,12 @@ class AgentLiveTest {
                 workloads.add(new ProcessBuilder(workload.toString(), "1000000").redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
             }
-            String java = ProcessHandle.current().info().command().orElse("java");
             Path err = dir.resolve("agent.err");
-            agent = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
-                    "-cp", System.getProperty("java.class.path"), "org.stackfold.cli.Main",
-                    "record", "--every", "2", "-F", "99", "-I", "--bpf-stats", "--health-every", "1",
+            agent = new ProcessBuilder(AgentJvm.command("record",
+                    "--every", "2", "-F", "99", "-I", "--bpf-stats", "--health-every", "1",
                     "-o", out.resolve("cpu-%s.folded").toString(), "--store", table.toString(), "--store-every", "4",
                     "--push", "http://127.0.0.1:" + closedPort, "--queue", queue.toString(),
-                    "--queue-max-size", Long.toString(queueLimit))
+                    "--queue-max-size", Long.toString(queueLimit)))
                     .redirectErrorStream(true).redirectOutput(err.toFile()).start();
             // About 20 s: ten intervals reported (a loaded machine only makes this take longer).
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);

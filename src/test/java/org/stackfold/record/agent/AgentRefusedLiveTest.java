@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -36,13 +37,12 @@ class AgentRefusedLiveTest {
         Process gcc = new ProcessBuilder("gcc", "-O2", "-o", refuse.toString(), source.toString()).inheritIO().start();
         assertThat(gcc.waitFor()).isZero();
 
-        String java = ProcessHandle.current().info().command().orElse("java");
         Path err = dir.resolve("agent.err");
         Path out = dir.resolve("out");
-        Process agent = new ProcessBuilder(refuse.toString(), java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "org.stackfold.cli.Main",
-                "record", "--every", "2", "-o", out.resolve("cpu-%s.folded").toString(), "--queue",
-                dir.resolve("queue").toString())
+        List<String> command = new ArrayList<>(List.of(refuse.toString()));
+        command.addAll(AgentJvm.command("record", "--every", "2", "-o", out.resolve("cpu-%s.folded").toString(),
+                "--queue", dir.resolve("queue").toString()));
+        Process agent = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(err.toFile()).start();
         try {
             // It ends by itself (the programs are loaded before the first sample); a hang is the failure.
